@@ -1,0 +1,317 @@
+/*
+ * packsell.h -- the whole public API of libpacksell.
+ *
+ * libpacksell stores sparse matrices in CSR, SELL-C-sigma and PackSELL
+ * (SELL-C-sigma whose column deltas and values are packed into one 32-bit
+ * word, arXiv 2604.13433) and multiplies them with dense vectors:
+ *
+ *     y = alpha * A * x + beta * y        (beta == 0: y is not read)
+ *
+ * Conventions, valid for every function below unless it says otherwise:
+ *  - Every function returns a psl_status; PSL_OK (0) is success, negative
+ *    values are errors. On error, output handles are set to NULL, caller
+ *    arrays are left untouched, and psl_last_error() on the same thread
+ *    gives a message naming the offending line / row / column.
+ *  - The library never prints, aborts or exits. Setting the environment
+ *    variable PSL_TRACE=1 asks it to print its kernel choices to stderr.
+ *  - Indices: int32 for rows and columns, int64 for nonzero counts, row
+ *    pointers, slice offsets and byte sizes. Handles are 0-based inside;
+ *    1-based input is accepted at the CSR boundary.
+ *  - All pointers are host memory. All calls are synchronous and
+ *    deterministic (the same inputs give the same bits, whatever the number
+ *    of OpenMP threads).
+ *  - Handles are not thread-safe for concurrent destroy; const handles may be
+ *    used concurrently from several threads.
+ */
+#ifndef PACKSELL_H
+#define PACKSELL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSL_VERSION_MAJOR 0
+#define PSL_VERSION_MINOR 1
+#define PSL_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ status */
+
+/* Status codes. -1..-19: misuse or bad data supplied by the caller;
+ * -20 and below: runtime failures. psl_status_string() has a message for each. */
+typedef enum psl_status {
+    PSL_OK = 0,
+    PSL_ERR_NULL_POINTER = -1,    /* a required pointer argument is NULL */
+    PSL_ERR_INVALID_VALUE = -2,   /* an argument is outside its documented range */
+    PSL_ERR_INVALID_HANDLE = -3,  /* the handle is freed, garbage or of another kind */
+    PSL_ERR_WRONG_FORMAT = -4,    /* operation not defined for this matrix format */
+    PSL_ERR_INVALID_MATRIX = -5,  /* CSR arrays inconsistent (pointers, columns, order) */
+    PSL_ERR_NONFINITE = -6,       /* NaN or Inf among the matrix values */
+    PSL_ERR_CODEC_OVERFLOW = -7,  /* a value exceeds the codec's largest finite value */
+    PSL_ERR_PARSE = -8,           /* Matrix Market / spec text is malformed */
+    PSL_ERR_UNSUPPORTED = -9,     /* valid input of a kind we do not handle (complex) */
+    PSL_ERR_FILE_CORRUPT = -10,   /* binary file truncated, inconsistent or bad checksum */
+    PSL_ERR_FILE_VERSION = -11,   /* binary file written by an incompatible version */
+    PSL_ERR_IO = -20,             /* open/read/write failed (see message for errno text) */
+    PSL_ERR_OUT_OF_MEMORY = -21,  /* an allocation failed */
+    PSL_ERR_SIZE_OVERFLOW = -22,  /* a size exceeds the index types (int32 rows, int64 words) */
+    PSL_ERR_NOT_SUPPORTED = -23,  /* feature not compiled in (e.g. CUDA in a CPU build) */
+    PSL_ERR_CUDA = -24,           /* a CUDA runtime or cuSPARSE call failed */
+    PSL_ERR_INTERNAL = -30        /* a bug in libpacksell: please report it */
+} psl_status;
+
+/* Static English text for a status code (never NULL). */
+const char *psl_status_string(psl_status status);
+
+/* Details of the last failing call on this thread. Fields that do not apply
+ * are -1. Row and column numbers are 0-based unless the message says
+ * otherwise; line is the 1-based line of a text file. */
+typedef struct psl_error_info {
+    psl_status status;
+    int64_t line;
+    int64_t row;
+    int64_t col;
+    char message[512];
+} psl_error_info;
+
+/* Copy the details of the last error on the calling thread into *info. */
+void psl_last_error(psl_error_info *info);
+/* The message of the last error on the calling thread ("" if none). */
+const char *psl_last_error_message(void);
+
+/* Library version string, e.g. "0.1.0 (openmp, cuda)". */
+const char *psl_version(void);
+
+/* Free memory that a psl_* function allocated for the caller (vectors). */
+void psl_free(void *ptr);
+
+/* ------------------------------------------------------------- types */
+
+/* Scalar types of CSR input values, stored values and vectors. */
+typedef enum psl_scalar {
+    PSL_FP64 = 0,
+    PSL_FP32 = 1,
+    PSL_FP16 = 2,  /* IEEE binary16 */
+    PSL_BF16 = 3   /* bfloat16: upper half of a binary32 */
+} psl_scalar;
+
+/* Storage formats. */
+typedef enum psl_format {
+    PSL_FORMAT_CSR = 0,
+    PSL_FORMAT_SELL = 1,     /* SELL-C-sigma */
+    PSL_FORMAT_PACKSELL = 2  /* PackSELL, 32-bit words */
+} psl_format;
+
+/* How sigma-sorting is applied. IMPLICIT keeps y in the original row order
+ * (the kernel writes y[perm]); EXPLICIT reorders the rows of the matrix, so y
+ * comes out in the stored order (see psl_matrix_row_order). */
+typedef enum psl_permute {
+    PSL_PERMUTE_IMPLICIT = 0,
+    PSL_PERMUTE_EXPLICIT = 1
+} psl_permute;
+
+/* What a value codec does with a finite value beyond its largest finite
+ * value: fail with PSL_ERR_CODEC_OVERFLOW (default) or store +-max. */
+typedef enum psl_overflow {
+    PSL_OVERFLOW_ERROR = 0,
+    PSL_OVERFLOW_SATURATE = 1
+} psl_overflow;
+
+/* A PackSELL value codec: a custom float ExMy with a sign bit, exp_bits
+ * exponent bits (IEEE bias 2^(e-1)-1, subnormals, the all-ones exponent
+ * reserved) and man_bits mantissa bits, stored in the upper V = 1+e+m bits of
+ * the 32-bit word; the word keeps D = 31 - V delta bits and a flag bit.
+ * FP16 = {5,10} (D=15), BF16 = {8,7} (D=15), E8MY = {8,Y} (D = 22-Y).
+ * Valid: 2 <= e <= 8, 0 <= m <= 23, 1 <= D (i.e. e+m <= 29). */
+typedef struct psl_codec {
+    int32_t exp_bits;
+    int32_t man_bits;
+} psl_codec;
+
+/* ------------------------------------------------------------- codecs */
+
+/* Parse "fp16", "bf16", "e8m10", "e5m10", ... (case-insensitive) into *codec. */
+psl_status psl_codec_parse(const char *name, psl_codec *codec);
+/* Canonical name of a codec ("fp16", "bf16" or "eXmY") into buf (>= 16 bytes). */
+psl_status psl_codec_name(psl_codec codec, char *buf, size_t buflen);
+/* Check a codec; PSL_OK if valid. */
+psl_status psl_codec_check(psl_codec codec);
+/* Delta bits D = 30 - e - m of a codec (does not validate). */
+int32_t psl_codec_delta_bits(psl_codec codec);
+/* Round value (round-to-nearest-even, from the double itself) to the codec.
+ * *bits receives the V-bit pattern right-aligned (sign in bit V-1).
+ * NaN/Inf input: PSL_ERR_NONFINITE. Overflow: PSL_ERR_CODEC_OVERFLOW unless
+ * policy is PSL_OVERFLOW_SATURATE. Values that round to zero keep their sign. */
+psl_status psl_codec_encode(psl_codec codec, psl_overflow policy, double value,
+                            uint32_t *bits);
+/* Exact value of a V-bit pattern (right-aligned) of the codec. */
+double psl_codec_decode(psl_codec codec, uint32_t bits);
+
+/* ------------------------------------------------------------- matrices */
+
+/* Opaque matrix handle: one matrix in one storage format. */
+typedef struct psl_matrix psl_matrix;
+
+/* Flags of psl_matrix_create_csr. */
+enum {
+    /* Reject unsorted columns and duplicates (PSL_ERR_INVALID_MATRIX) instead
+     * of sorting the columns of each row and summing duplicates. */
+    PSL_CSR_STRICT = 1u
+};
+
+/* Create an FP64 CSR matrix from caller arrays, which are copied (the caller
+ * keeps ownership and they are never modified).
+ *   nrows, ncols  >= 0
+ *   row_ptr       nrows+1 entries, row_ptr[0] == index_base, non-decreasing
+ *   col_idx       nnz = row_ptr[nrows]-index_base entries in
+ *                 [index_base, ncols-1+index_base]
+ *   values        nnz entries of type value_type (PSL_FP64 or PSL_FP32);
+ *                 NaN/Inf are rejected (PSL_ERR_NONFINITE, naming the entry)
+ *   index_base    0 or 1
+ *   flags         0 or PSL_CSR_STRICT
+ * By default, columns within a row are sorted and duplicates summed; explicit
+ * zeros are kept (they are part of the pattern). Empty rows and nrows == 0
+ * are fine. */
+psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,
+                                 const int64_t *row_ptr, const int32_t *col_idx,
+                                 const void *values, psl_scalar value_type,
+                                 int index_base, unsigned flags);
+
+/* Destroy a matrix and set *A to NULL (NULL or *A == NULL: no-op). */
+void psl_matrix_destroy(psl_matrix **A);
+
+/* Options of psl_matrix_convert. psl_convert_options_init sets the defaults:
+ * CSR, FP64 values, codec FP16, C = 32, sigma = 256, implicit, overflow error. */
+typedef struct psl_convert_options {
+    psl_format format;        /* target format */
+    psl_scalar value_type;    /* CSR: FP64/FP32; SELL: FP64/FP32/FP16/BF16 */
+    psl_codec codec;          /* PackSELL value codec (fixes D = 30-e-m) */
+    int32_t slice_height;     /* C >= 1 (SELL, PackSELL) */
+    int32_t sigma;            /* sorting window, a positive multiple of C */
+    psl_permute permute;      /* implicit or explicit sigma permutation */
+    psl_overflow overflow;    /* codec overflow policy (SELL FP16/BF16 too) */
+} psl_convert_options;
+
+void psl_convert_options_init(psl_convert_options *opt);
+
+/* Convert an FP64 CSR matrix into the format of *opt (a new handle; src is
+ * not changed). Values are rounded from FP64 round-to-nearest-even. */
+psl_status psl_matrix_convert(psl_matrix **out, const psl_matrix *src,
+                              const psl_convert_options *opt);
+
+/* Decode any matrix back to a new FP64 CSR matrix in the ORIGINAL row order
+ * (also for explicit permutation), with the values as stored (rounded),
+ * explicit zeros kept, padding and dummy words dropped. */
+psl_status psl_matrix_to_csr(psl_matrix **out, const psl_matrix *A);
+
+/* Read-only views of the arrays of an FP64 CSR matrix (0-based): row_ptr
+ * (nrows+1), col_idx and values (nnz). Any pointer may be NULL. */
+psl_status psl_matrix_csr_view(const psl_matrix *A, const int64_t **row_ptr,
+                               const int32_t **col_idx, const double **values);
+
+/* Map from stored row to original row: order[i] is the original row of
+ * stored row i (identity for CSR). order has nrows entries. With explicit
+ * permutation y_stored[i] == y_original[order[i]]. */
+psl_status psl_matrix_row_order(const psl_matrix *A, int32_t *order);
+
+/* Statistics of a matrix. "bytes" are the bytes an SpMV reads for the matrix
+ * itself: values + columns + row pointers (CSR); values + columns + slice
+ * offsets + perm (SELL); words + slice offsets + perm (PackSELL; perm only
+ * for implicit permutation). sell_bytes and csr_bytes are the same for SELL
+ * (same C, sigma, no dummies) and CSR with values of the equivalent IEEE
+ * width (2 bytes when V <= 16, else 4; for SELL/CSR: their own width). */
+typedef struct psl_matrix_info {
+    psl_format format;
+    psl_scalar value_type;   /* CSR/SELL storage type */
+    psl_codec codec;         /* PackSELL codec */
+    int32_t delta_bits;      /* PackSELL D */
+    int32_t nrows, ncols;
+    int64_t nnz;             /* stored entries of the user's pattern */
+    int32_t slice_height, sigma;
+    psl_permute permute;
+    int32_t nslices;
+    int32_t max_row_nnz;
+    double mean_row_nnz;
+    double rsd;              /* std dev of nnz per row over its mean (0 if nnz = 0) */
+    int64_t kleft;           /* lower bandwidth max_i (i - min col of row i) */
+    int64_t stored;          /* SELL: entries incl. padding; PackSELL: words */
+    int64_t dummies;         /* PackSELL dummy words for deltas >= 2^D */
+    int64_t padding;         /* SELL/PackSELL padding entries/words */
+    int64_t underflows;      /* nonzero values that rounded to zero */
+    int64_t bytes;           /* bytes of this format (see above) */
+    int64_t sell_bytes;      /* bytes of the equivalent SELL */
+    int64_t csr_bytes;       /* bytes of the equivalent CSR */
+} psl_matrix_info;
+
+psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
+
+/* ------------------------------------------------------------- SpMV */
+
+/* y = alpha*A*x + beta*y on the CPU (OpenMP). x has ncols entries, y has
+ * nrows entries, both of vec_type (PSL_FP64, PSL_FP32 or PSL_FP16).
+ * Accumulation is FP64 for FP64 vectors and FP32 otherwise. beta == 0: y is
+ * not read (NaN in y does not leak). Padding and dummy words never touch y,
+ * so Inf/NaN in x propagate exactly as in CSR. With explicit permutation, y
+ * is in stored row order. PSL_KERNEL=ref in the environment forces the
+ * scalar reference kernels. x and y must not overlap. */
+psl_status psl_spmv(double alpha, const psl_matrix *A, const void *x,
+                    double beta, void *y, psl_scalar vec_type);
+
+/* Name of the kernel psl_spmv would use for A and vec_type ("ref", "omp"). */
+const char *psl_spmv_kernel_name(const psl_matrix *A, psl_scalar vec_type);
+
+/* ------------------------------------------------------------- generators */
+
+/* Build an FP64 CSR matrix from a generator spec ("gen:" prefix optional):
+ *   hpcg:X:Y:Z            HPCG 27-point stencil on a 2^X x 2^Y x 2^Z grid
+ *   hpgmp:X:Y:Z[:BETA]    nonsymmetric HPGMP variant (BETA default 0.5)
+ *   lap2d:NX[:NY]         2D 5-point Laplacian (4 on the diagonal, -1)
+ *   lap3d:NX[:NY:NZ]      3D 7-point Laplacian (6 on the diagonal, -1)
+ *   banded:N:BW:K[:SEED]  N x N, K random columns in [i-BW, i+BW] per row
+ *   powerlaw:N:AVG:ALPHA[:SEED]  row lengths ~ Pareto(ALPHA), mean AVG
+ *   random:N:K[:SEED]     N x N, K uniformly random columns per row
+ * Random generators are deterministic for a given seed (default 1), whatever
+ * the number of threads. */
+psl_status psl_generate(psl_matrix **A, const char *spec);
+
+/* ------------------------------------------------------------- files */
+
+/* Read a Matrix Market file (coordinate or array; real, integer or pattern;
+ * general, symmetric or skew-symmetric, expanded) into an FP64 CSR matrix.
+ * gzip-compressed files are detected by their magic bytes. Parsing uses all
+ * OpenMP threads. Errors name the 1-based line. */
+psl_status psl_mm_read(psl_matrix **A, const char *path);
+/* The same from a memory buffer (not NUL-terminated necessarily). */
+psl_status psl_mm_read_buffer(psl_matrix **A, const char *data, size_t len);
+/* Write any matrix (decoded, original row order) as coordinate real general. */
+psl_status psl_mm_write(const psl_matrix *A, const char *path);
+/* Read a dense vector (array format, one column; or coordinate n x 1) into a
+ * new array *x of *n doubles, to be released with psl_free. */
+psl_status psl_mm_read_vector(const char *path, double **x, int64_t *n);
+/* Write a dense vector as a Matrix Market array (%.17g). */
+psl_status psl_mm_write_vector(const char *path, const double *x, int64_t n);
+
+/* Save any matrix in libpacksell's versioned binary format (with CRC-32). */
+psl_status psl_matrix_save(const psl_matrix *A, const char *path);
+/* Load a binary file; every size, offset, index and checksum is validated
+ * before use, so a damaged or hostile file gives an error, never a crash. */
+psl_status psl_matrix_load(psl_matrix **A, const char *path);
+/* The same from a memory buffer. */
+psl_status psl_matrix_load_buffer(psl_matrix **A, const void *data, size_t len);
+
+/* Open any matrix source: "gen:..." spec, a binary file (by magic) or a
+ * Matrix Market file (.mtx, .mtx.gz). */
+psl_status psl_matrix_open(psl_matrix **A, const char *source);
+
+/* ------------------------------------------------------------- CUDA */
+
+/* Number of CUDA devices in *count. PSL_ERR_NOT_SUPPORTED in a build without
+ * CUDA; *count = 0 when CUDA is compiled in but no device is present. */
+psl_status psl_cuda_device_count(int *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PACKSELL_H */

@@ -1,0 +1,137 @@
+/*
+ * internal.h -- the matrix object, error reporting and allocation helpers
+ * shared by every source file of libpacksell (never installed).
+ */
+#ifndef PSL_INTERNAL_H
+#define PSL_INTERNAL_H
+
+#include "packsell.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSL_MATRIX_MAGIC 0x4d4c53505053ULL /* "PSPSLM" */
+#define PSL_DEAD_MAGIC 0xdeaddeaddeadULL
+
+/*
+ * One matrix in one format. Arrays are owned by the handle.
+ *
+ * CSR:      row_ptr[nrows+1], col_idx[nnz], values[nnz] of value_type
+ *           (FP64 or FP32); rows in original order, columns ascending,
+ *           no duplicates.
+ * SELL:     nslices = ceil(nrows/C) slices of C lanes; slice k holds
+ *           slice_ptr[k+1]-slice_ptr[k] = width_k*C entries, entry j of lane
+ *           l at slice_ptr[k] + j*C + l. sell_col[] (int32, -1 = padding) and
+ *           sell_val[] (value_type: FP64/FP32/FP16/BF16 raw bits, 0 for
+ *           padding). Lanes >= nrows in the last slice are all padding.
+ * PackSELL: same slicing over words[] (uint32). kleft stored; the start
+ *           column of every row of sigma-block b is
+ *           psl_block_start_col(b*sigma, kleft, ncols) (word.h).
+ * perm:     SELL/PackSELL, nrows entries of perm_bytes (1, 2 or 4) each:
+ *           stored row i holds original row (i/sigma)*sigma + perm[i].
+ */
+struct psl_matrix {
+    uint64_t magic;
+    psl_format format;
+    int32_t nrows, ncols;
+    int64_t nnz;
+    psl_scalar value_type; /* CSR and SELL storage type */
+
+    /* CSR */
+    int64_t *row_ptr;
+    int32_t *col_idx;
+    void *values;
+
+    /* SELL and PackSELL */
+    int32_t C, sigma;
+    psl_permute permute;
+    int32_t nslices;
+    int64_t *slice_ptr; /* nslices+1 */
+    int perm_bytes;
+    void *perm;         /* nrows entries */
+
+    /* SELL */
+    int32_t *sell_col;
+    void *sell_val;
+
+    /* PackSELL */
+    psl_codec codec;
+    int32_t delta_bits;
+    int64_t kleft;
+    uint32_t *words;
+
+    /* statistics filled at build time */
+    int64_t stored, padding, dummies, underflows;
+    int64_t sell_equiv_bytes, csr_equiv_bytes;
+    int32_t max_row_nnz;
+    double rsd;
+};
+
+/* ---- errors: set the thread's last error and return its status ---- */
+psl_status psl_error(psl_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Same with line / row / col fields (-1 where not applicable). */
+psl_status psl_error_at(psl_status st, int64_t line, int64_t row, int64_t col,
+                        const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Clear the thread's last error (called at the start of public entry points
+ * is not required; only failures write it). */
+void psl_error_clear(void);
+
+/* Propagate a status: `PSL_TRY(expr);` returns the status when it fails. */
+#define PSL_TRY(expr)                       \
+    do {                                    \
+        psl_status psl_try_st_ = (expr);   \
+        if (psl_try_st_ != PSL_OK)          \
+            return psl_try_st_;             \
+    } while (0)
+
+/* ---- allocation: sizes checked for overflow; NULL on failure ---- */
+void *psl_malloc(size_t nmemb, size_t size);
+void *psl_calloc(size_t nmemb, size_t size);
+/* Allocate or fail with PSL_ERR_OUT_OF_MEMORY (and message naming what). */
+psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what);
+
+/* ---- matrix object ---- */
+/* A zeroed matrix with the magic set, or NULL. */
+psl_matrix *psl_matrix_new(psl_format format, int32_t nrows, int32_t ncols);
+/* Check a handle: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE. */
+psl_status psl_matrix_check(const psl_matrix *A);
+/* Size in bytes of one stored value / vector element of a scalar type. */
+size_t psl_scalar_size(psl_scalar t);
+/* Smallest unsigned width (1, 2, 4) holding sigma-1. */
+int psl_perm_bytes_for_sigma(int32_t sigma);
+/* perm[i] of a matrix, whatever its width. */
+static inline int32_t psl_perm_get(const psl_matrix *A, int64_t i)
+{
+    switch (A->perm_bytes) {
+    case 1: return ((const uint8_t *)A->perm)[i];
+    case 2: return ((const uint16_t *)A->perm)[i];
+    default: return (int32_t)((const uint32_t *)A->perm)[i];
+    }
+}
+/* True when the environment variable is set to a value other than "0" / "". */
+bool psl_env_flag(const char *name);
+/* Print a trace line to stderr when PSL_TRACE is set. */
+void psl_trace(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSL_INTERNAL_H */

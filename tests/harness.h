@@ -1,0 +1,110 @@
+/*
+ * harness.h -- a minimal test harness: TEST(name) functions registered in a
+ * table, CHECK macros that record failures with file:line, and a summary line
+ * "N passed, M failed" that CI reads. A test binary exits non-zero on any
+ * failure. Run one binary with a test name as argument to run only tests
+ * whose name contains it.
+ */
+#ifndef PSL_TEST_HARNESS_H
+#define PSL_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*psl_test_fn)(void);
+static int psl_t_failures_in_test;
+static int psl_t_checks;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        psl_t_checks++;                                                               \
+        if (!(cond)) {                                                                \
+            psl_t_failures_in_test++;                                                 \
+            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                          \
+    do {                                                                              \
+        psl_t_checks++;                                                               \
+        if (!(cond)) {                                                                \
+            psl_t_failures_in_test++;                                                 \
+            fprintf(stderr, "  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fputc('\n', stderr);                                                      \
+        }                                                                             \
+    } while (0)
+
+/* Status equality with the library's last error message on mismatch. */
+#define CHECK_ST(expr, expected)                                                      \
+    do {                                                                              \
+        int psl_t_st_ = (int)(expr);                                                  \
+        CHECK_MSG(psl_t_st_ == (int)(expected), "status %d (%s), expected %d; last error: %s", \
+                  psl_t_st_, psl_status_string((psl_status)psl_t_st_), (int)(expected),  \
+                  psl_last_error_message());                                          \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_ST(expr, PSL_OK)
+
+typedef struct {
+    const char *name;
+    psl_test_fn fn;
+} psl_test_case;
+
+#define TEST(name) static void name(void)
+
+/* In the test file: static const psl_test_case tests[] = {{"a", a}, ...};
+ * then PSL_TEST_MAIN(tests) */
+#define PSL_TEST_MAIN(table)                                                          \
+    int main(int argc, char **argv)                                                   \
+    {                                                                                 \
+        int passed = 0, failed = 0;                                                   \
+        for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {              \
+            if (argc > 1 && !strstr(table[i].name, argv[1]))                         \
+                continue;                                                             \
+            psl_t_failures_in_test = 0;                                               \
+            table[i].fn();                                                            \
+            if (psl_t_failures_in_test) {                                             \
+                failed++;                                                             \
+                fprintf(stderr, "FAILED %s\n", table[i].name);                        \
+            } else {                                                                  \
+                passed++;                                                             \
+                printf("ok %s\n", table[i].name);                                     \
+            }                                                                         \
+        }                                                                             \
+        printf("%d passed, %d failed\n", passed, failed);                             \
+        return failed ? 1 : 0;                                                        \
+    }
+
+/* Directory of the shared real matrices: $PSL_MATRIX_DIR or ../shared/matrices
+ * relative to the source tree (set by CMake as PSL_SOURCE_DIR). */
+static inline const char *psl_test_matrix_dir(void)
+{
+    static char buf[4096];
+    const char *env = getenv("PSL_MATRIX_DIR");
+    if (env && *env)
+        return env;
+#ifdef PSL_SOURCE_DIR
+    snprintf(buf, sizeof buf, "%s/../shared/matrices", PSL_SOURCE_DIR);
+#else
+    snprintf(buf, sizeof buf, "../shared/matrices");
+#endif
+    return buf;
+}
+
+/* Deterministic splitmix64 generator for tests. */
+static inline unsigned long long psl_test_rand(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static inline double psl_test_uniform(unsigned long long *s)
+{
+    return (double)(psl_test_rand(s) >> 11) * 0x1.0p-53;
+}
+
+#endif
