@@ -189,7 +189,8 @@ typedef struct psl_convert_options {
     psl_scalar value_type;    /* CSR: FP64/FP32; SELL: FP64/FP32/FP16/BF16 */
     psl_codec codec;          /* PackSELL value codec (fixes D = 30-e-m) */
     int32_t slice_height;     /* C >= 1 (SELL, PackSELL) */
-    int32_t sigma;            /* sorting window, a positive multiple of C */
+    int32_t sigma;            /* sorting window, a positive multiple of C;
+                                 0: no sorting (rows stay in order) */
     psl_permute permute;      /* implicit or explicit sigma permutation */
     psl_overflow overflow;    /* codec overflow policy (SELL FP16/BF16 too) */
 } psl_convert_options;

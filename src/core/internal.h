@@ -34,6 +34,10 @@ extern "C" {
  *           psl_block_start_col(b*sigma, kleft, ncols) (word.h).
  * perm:     SELL/PackSELL, nrows entries of perm_bytes (1, 2 or 4) each:
  *           stored row i holds original row (i/sigma)*sigma + perm[i].
+ *           sigma == 0 means no sorting: perm is NULL, perm_bytes 0 and
+ *           stored row i is original row i.
+ * d-block:  PackSELL start columns are uniform within blocks of
+ *           psl_dblock(A) = sigma (or C when sigma == 0) stored rows.
  */
 struct psl_matrix {
     uint64_t magic;
@@ -121,6 +125,8 @@ static inline int32_t psl_perm_get(const psl_matrix *A, int64_t i)
     default: return (int32_t)((const uint32_t *)A->perm)[i];
     }
 }
+/* Rows per block of uniform PackSELL start column (sigma, or C if 0). */
+static inline int32_t psl_dblock(const psl_matrix *A) { return A->sigma ? A->sigma : A->C; }
 /* True when the environment variable is set to a value other than "0" / "". */
 bool psl_env_flag(const char *name);
 /* Print a trace line to stderr when PSL_TRACE is set. */
