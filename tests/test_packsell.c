@@ -415,6 +415,56 @@ TEST(deterministic_across_threads)
     ref_free(&R);
 }
 
+TEST(implicit_and_explicit_store_the_same)
+{
+    ref_csr R = ref_random(500, 500, REF_IRREGULAR, 17);
+    psl_matrix *A = ref_handle(&R), *Pi = NULL, *Pe = NULL;
+    psl_convert_options o = pack_opts((psl_codec){5, 10}, 8, 64, PSL_PERMUTE_IMPLICIT);
+    CHECK_OK(psl_matrix_convert(&Pi, A, &o));
+    o.permute = PSL_PERMUTE_EXPLICIT;
+    CHECK_OK(psl_matrix_convert(&Pe, A, &o));
+    CHECK(Pi && Pe && Pi->permute == PSL_PERMUTE_IMPLICIT && Pe->permute == PSL_PERMUTE_EXPLICIT);
+    if (Pi && Pe) {
+        CHECK(Pi->stored == Pe->stored &&
+              memcmp(Pi->words, Pe->words, (size_t)Pi->stored * 4) == 0 &&
+              memcmp(Pi->perm, Pe->perm, (size_t)R.n) == 0);
+        psl_matrix_info ii, ie;
+        CHECK_OK(psl_matrix_get_info(Pi, &ii));
+        CHECK_OK(psl_matrix_get_info(Pe, &ie));
+        CHECK(ii.bytes == ie.bytes + R.n); /* only implicit reads perm */
+        CHECK(ii.sell_bytes == ie.sell_bytes + R.n);
+    }
+    psl_matrix_destroy(&Pi);
+    psl_matrix_destroy(&Pe);
+    psl_matrix_destroy(&A);
+    ref_free(&R);
+}
+
+TEST(damaged_handles_reported_by_decoder)
+{
+    int64_t rp[] = {0, 1, 2, 3, 4};
+    int32_t ci[] = {0, 1, 2, 3};
+    double v[] = {1, 2, 3, 4};
+    psl_matrix *A = NULL, *P = NULL, *B = (psl_matrix *)1;
+    CHECK_OK(psl_matrix_create_csr(&A, 4, 4, rp, ci, v, PSL_FP64, 0, 0));
+    psl_convert_options o = pack_opts((psl_codec){5, 10}, 2, 4, PSL_PERMUTE_IMPLICIT);
+    CHECK_OK(psl_matrix_convert(&P, A, &o));
+    if (!P)
+        return;
+    uint32_t saved = P->words[0];
+    P->words[0] |= 0x7c00u << 16; /* FP16 exponent all ones: Inf */
+    CHECK_ST(psl_matrix_to_csr(&B, P), PSL_ERR_NONFINITE);
+    CHECK(B == NULL);
+    P->words[0] = saved;
+    ((uint8_t *)P->perm)[1] = ((uint8_t *)P->perm)[0]; /* not a permutation */
+    CHECK_ST(psl_matrix_to_csr(&B, P), PSL_ERR_INVALID_HANDLE);
+    CHECK(strstr(psl_last_error_message(), "stored row 1"));
+    psl_matrix_destroy(&P);
+    CHECK_ST(psl_matrix_to_csr(&B, P), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_matrix_to_csr(NULL, A), PSL_ERR_NULL_POINTER);
+    psl_matrix_destroy(&A);
+}
+
 static const psl_test_case tests[] = {
     {"paper_figure4", paper_figure4},
     {"dummy_threshold_exact", dummy_threshold_exact},
@@ -425,5 +475,7 @@ static const psl_test_case tests[] = {
     {"empty_matrices", empty_matrices},
     {"codec_overflow_and_underflow", codec_overflow_and_underflow},
     {"deterministic_across_threads", deterministic_across_threads},
+    {"implicit_and_explicit_store_the_same", implicit_and_explicit_store_the_same},
+    {"damaged_handles_reported_by_decoder", damaged_handles_reported_by_decoder},
 };
 PSL_TEST_MAIN(tests)
