@@ -4,7 +4,8 @@
  * itself as a child process for N = 0, 1, 2, ... until the scenario no
  * longer hits the injected failure. Each child checks that the failing call
  * returns PSL_ERR_OUT_OF_MEMORY with a NULL handle; under ASan, LeakSanitizer
- * makes the child fail if anything leaked on the cleanup paths. */
+ * makes the child fail if anything leaked on the cleanup paths. Children run
+ * one OpenMP thread: no allocation happens inside a parallel region. */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 #include "packsell.h"
 #include "format/format.h"
@@ -113,7 +114,7 @@ TEST(out_of_memory)
     for (int nalloc = 0; nalloc < 400 && !done; nalloc++) {
         char cmd[4300];
         snprintf(cmd, sizeof cmd,
-                 "PSL_FAIL_ALLOC_AFTER=%d PSL_OOM_CHILD=1 '%s' out_of_memory >/dev/null", nalloc,
+                 "OMP_NUM_THREADS=1 PSL_FAIL_ALLOC_AFTER=%d PSL_OOM_CHILD=1 '%s' out_of_memory >/dev/null", nalloc,
                  exe);
         int ws = system(cmd);
         int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
