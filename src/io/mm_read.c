@@ -75,8 +75,12 @@ static psl_status assemble_vector(const psl_mm_header *h, const psl_mm_coo *coo,
     if (!v)
         return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory for a vector of %lld entries",
                          (long long)len);
-    for (int64_t e = 0; e < coo->n; e++)
-        v[by_row ? coo->row[e] : coo->col[e]] += coo->val[e];
+    if (h->layout == PSL_MM_ARRAY) {
+        memcpy(v, coo->val, (size_t)coo->n * sizeof *v); /* keeps -0.0 */
+    } else {
+        for (int64_t e = 0; e < coo->n; e++)
+            v[by_row ? coo->row[e] : coo->col[e]] += coo->val[e];
+    }
     for (int64_t i = 0; i < len; i++) {
         if (!isfinite(v[i])) {
             free(v);
