@@ -59,9 +59,39 @@ static inline int psl_mm_is_blank(char c)
 static inline int psl_mm_is_delim(char c) { return psl_mm_is_blank(c) || c == '\n'; }
 
 /* Parse a decimal integer ([+-]digits) starting at p; the token must end at
- * end or a delimiter. *next receives the end of the token. */
-psl_num_result psl_mm_parse_int(const char *p, const char *end, int64_t *out,
-                                const char **next);
+ * end or a delimiter. *next receives the end of the token. (Inline: it runs
+ * twice per line of a coordinate file.) */
+static inline psl_num_result psl_mm_parse_int(const char *p, const char *end, int64_t *out,
+                                              const char **next)
+{
+    int neg = 0;
+    if (p < end && (*p == '+' || *p == '-')) {
+        neg = *p == '-';
+        p++;
+    }
+    if (p >= end || (unsigned)(*p - '0') >= 10u) {
+        *next = p;
+        return PSL_NUM_BAD;
+    }
+    while (p < end && *p == '0')
+        p++;
+    uint64_t v = 0;
+    int nd = 0;
+    while (p < end && (unsigned)(*p - '0') < 10u) {
+        if (nd < 19)
+            v = v * 10u + (uint64_t)(*p - '0');
+        nd++;
+        p++;
+    }
+    *next = p;
+    if (p < end && !psl_mm_is_delim(*p))
+        return PSL_NUM_BAD;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+    if (nd > 19 || v > limit)
+        return PSL_NUM_RANGE;
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return PSL_NUM_OK;
+}
 /* Parse a decimal real ([+-] digits [. digits] [e [+-] digits]) starting at
  * p, correctly rounded (bit-identical to strtod). nan/inf tokens and values
  * beyond the double range give PSL_NUM_NONFINITE. */

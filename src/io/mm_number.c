@@ -1,6 +1,7 @@
 /*
- * mm_number.c -- fast, strict parsing of the integers and reals of Matrix
- * Market text, on buffers that are not NUL-terminated.
+ * mm_number.c -- fast, strict parsing of the reals of Matrix Market text,
+ * on buffers that are not NUL-terminated (the integer parser is inline in
+ * mm_internal.h), and the token excerpts of error messages.
  *
  * Reals are correctly rounded (bit-identical to strtod):
  *  - Clinger's fast path when the decimal significand w <= 2^53 and
@@ -19,38 +20,6 @@
 #include <string.h>
 
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10u; }
-
-psl_num_result psl_mm_parse_int(const char *p, const char *end, int64_t *out,
-                                const char **next)
-{
-    int neg = 0;
-    if (p < end && (*p == '+' || *p == '-')) {
-        neg = *p == '-';
-        p++;
-    }
-    if (p >= end || !is_digit(*p)) {
-        *next = p;
-        return PSL_NUM_BAD;
-    }
-    while (p < end && *p == '0')
-        p++;
-    uint64_t v = 0;
-    int nd = 0;
-    while (p < end && is_digit(*p)) {
-        if (nd < 19)
-            v = v * 10u + (uint64_t)(*p - '0');
-        nd++;
-        p++;
-    }
-    *next = p;
-    if (p < end && !psl_mm_is_delim(*p))
-        return PSL_NUM_BAD;
-    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
-    if (nd > 19 || v > limit)
-        return PSL_NUM_RANGE;
-    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
-    return PSL_NUM_OK;
-}
 
 /* Case-insensitive: does the token [p, end) equal word? */
 static int token_is(const char *p, const char *end, const char *word)
@@ -121,13 +90,22 @@ static int bit_length(psl_u128 q)
     return lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
+/* m * 2^e for 2^52 <= m < 2^53 and a normal result, built from its bits. */
+static double make_double(uint64_t m, int e)
+{
+    uint64_t bits = ((uint64_t)(e + 52 + 1023) << 52) | (m & (((uint64_t)1 << 52) - 1));
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
 /* (q + f) * 2^bexp rounded to nearest-even, where 0 <= f < 1 and sticky says
- * f != 0. The result is known to be a normal double. */
+ * f != 0 (q > 0). The result is known to be a normal double. */
 static double round_u128(psl_u128 q, int sticky, int bexp)
 {
     int bits = bit_length(q);
-    if (bits <= 53)
-        return ldexp((double)(uint64_t)q, bexp); /* exact (sticky is 0 here) */
+    if (bits <= 53) /* exact (sticky is 0 here) */
+        return make_double((uint64_t)q << (53 - bits), bexp - (53 - bits));
     int shift = bits - 53;
     uint64_t m = (uint64_t)(q >> shift);
     psl_u128 rem = q & (((psl_u128)1 << shift) - 1);
@@ -138,7 +116,7 @@ static double round_u128(psl_u128 q, int sticky, int bexp)
         m >>= 1;
         shift++;
     }
-    return ldexp((double)m, bexp + shift);
+    return make_double(m, bexp + shift);
 }
 
 /* w * 10^e10 exactly rounded, for 0 < w < 10^19 and |e10| <= 27. */
@@ -179,33 +157,35 @@ psl_num_result psl_mm_parse_double(const char *p, const char *end, double *out,
     uint64_t w = 0;
     int nd = 0;         /* significant digits seen (after leading zeros) */
     int64_t e10 = 0;    /* decimal exponent of w */
-    int any = 0;
+    const char *digits = p;
+    while (p < end && *p == '0')
+        p++;
     while (p < end && is_digit(*p)) {
-        any = 1;
-        if (nd || *p != '0') {
-            if (nd < 19)
-                w = w * 10u + (uint64_t)(*p - '0');
-            else
-                e10++;
-            nd++;
-        }
+        if (nd < 19)
+            w = w * 10u + (uint64_t)(*p - '0');
+        else
+            e10++; /* dropped digit: the strtod path takes over below */
+        nd++;
         p++;
     }
+    int any = p > digits;
     if (p < end && *p == '.') {
         p++;
+        const char *frac = p;
+        if (nd == 0)
+            while (p < end && *p == '0') {
+                e10--;
+                p++;
+            }
         while (p < end && is_digit(*p)) {
-            any = 1;
-            if (nd || *p != '0') {
-                if (nd < 19) {
-                    w = w * 10u + (uint64_t)(*p - '0');
-                    e10--;
-                }
-                nd++;
-            } else {
+            if (nd < 19) {
+                w = w * 10u + (uint64_t)(*p - '0');
                 e10--;
             }
+            nd++;
             p++;
         }
+        any |= p > frac;
     }
     if (!any) {
         *next = p;

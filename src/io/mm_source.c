@@ -116,6 +116,33 @@ fail:
     return st;
 }
 
+/* Read bytes [0, size) of a regular file with pread by all threads (large
+ * page-cached files read several times faster than with one read loop).
+ * Returns 0, or the errno of a failure (EIO when the file shrank). */
+static int read_parallel(int fd, char *out, size_t size)
+{
+    const size_t piece = (size_t)1 << 26;
+    int64_t npieces = (int64_t)((size + piece - 1) / piece);
+    int err = 0;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < npieces; i++) {
+        size_t off = (size_t)i * piece, end = off + piece < size ? off + piece : size;
+        while (off < end) {
+            ssize_t got = pread(fd, out + off, end - off, (off_t)off);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                int e = got < 0 ? errno : EIO;
+#pragma omp critical(psl_mm_read_parallel)
+                err = e;
+                break;
+            }
+            off += (size_t)got;
+        }
+    }
+    return err;
+}
+
 /* Read all of fd into a new buffer; size_hint from fstat (0 if unknown). */
 static psl_status read_all(int fd, const char *path, size_t size_hint, char **buf, size_t *len)
 {
@@ -124,6 +151,18 @@ static psl_status read_all(int fd, const char *path, size_t size_hint, char **bu
     psl_status st = grow(&out, 0, cap);
     if (st)
         return st;
+    if (size_hint >= ((size_t)1 << 26)) {
+        int e = read_parallel(fd, out, size_hint);
+        if (e) {
+            st = psl_error(PSL_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+            goto fail;
+        }
+        used = size_hint;
+        if (lseek(fd, (off_t)size_hint, SEEK_SET) < 0) {
+            st = psl_error(PSL_ERR_IO, "cannot seek in '%s': %s", path, strerror(errno));
+            goto fail;
+        }
+    }
     for (;;) {
         if (used == cap) {
             st = grow(&out, used, cap * 2);
