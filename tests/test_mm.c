@@ -299,6 +299,8 @@ TEST(entry_errors)
                     "one per line");
     MM_EXPECT_ERROR("%%MatrixMarket matrix array real general\n2 1\n1\nnan\n", PSL_ERR_NONFINITE,
                     4, "not finite");
+    /* duplicates that sum beyond the double range are caught when summed */
+    MM_EXPECT_ERROR(HDR "2 2 2\n1 1 1e308\n1 1 1e308\n", PSL_ERR_NONFINITE, -1, "row 0");
     /* NUL bytes inside the text */
     const char nul[] = HDR "2 2 1\n1 \0 1\n";
     mm_expect_error_at(nul, sizeof nul - 1, PSL_ERR_PARSE, 3, "column index", __LINE__);
