@@ -195,12 +195,12 @@ TEST(battery_all_kinds)
 TEST(alpha_beta_combinations)
 {
     tcsr m = tcsr_random(97, 80, 6, 1, 5);
-    const double alphas[] = {0.0, 1.0, -2.5, 0x1p-30}, betas[] = {0.0, 1.0, -0.5, 3.0};
+    const double alphas[] = {0.0, 1.0, -2.5, 0.1, 0x1p-30}, betas[] = {0.0, 1.0, -0.5, 1.0 / 3};
     for (int k = 0; k < NKINDS; k++) {
         tcsr R = fx_rounded(&m, kinds[k].f, kinds[k].vt, kinds[k].codec);
         psl_matrix *A = build(&m, &kinds[k], 8, 16, PSL_PERMUTE_IMPLICIT);
         for (int vi = 0; vi < 3; vi++)
-            for (int a = 0; a < 4; a++)
+            for (int a = 0; a < 5; a++)
                 for (int b = 0; b < 4; b++) {
                     char label[96];
                     snprintf(label, sizeof label, "%s vec=%d alpha=%g beta=%g", kinds[k].name, vi,
