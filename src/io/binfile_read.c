@@ -379,14 +379,19 @@ static int fail(char *msg, size_t msglen, const char *fmt, ...)
     return 1;
 }
 
-/* Run check over items 0..n-1 in parallel, summing counts into *total. On
- * failure, re-check the smallest failing item serially for its message. */
+/* Below this many array elements the checks run on one thread (waking a
+ * team costs more than it saves). */
+#define PSL_BIN_PAR_MIN 32768
+
+/* Run check over items 0..n-1 in parallel (when `work`, the elements they
+ * cover, is large), summing counts into *total. On failure, re-check the
+ * smallest failing item serially for its message. */
 static psl_status run_checks(const bin_src *s, const psl_matrix *A, int64_t n, int64_t grain,
-                             item_check check, unsigned char *aux, counts *total)
+                             int64_t work, item_check check, unsigned char *aux, counts *total)
 {
     atomic_llong first_bad = n;
     counts sum = {0, 0, 0, 0};
-#pragma omp parallel
+#pragma omp parallel if (work > PSL_BIN_PAR_MIN)
     {
         counts mine = {0, 0, 0, 0};
 #pragma omp for schedule(dynamic, 1) nowait
@@ -685,7 +690,7 @@ static psl_status validate(const bin_src *s, const psl_matrix *A)
             return CORRUPT(s, "%s: row_ptr runs from %lld to %lld, expected 0 to nnz %lld",
                            s->name, (long long)A->row_ptr[0], (long long)A->row_ptr[A->nrows],
                            (long long)A->nnz);
-        PSL_TRY(run_checks(s, A, A->nrows, 4096, check_csr_row, NULL, &tot));
+        PSL_TRY(run_checks(s, A, A->nrows, 4096, A->nrows + A->nnz, check_csr_row, NULL, &tot));
         return same(s, "max_row_nnz", A->max_row_nnz, tot.max_row);
     }
     if (A->slice_ptr[0] != 0 || A->slice_ptr[A->nslices] != A->stored)
@@ -698,13 +703,13 @@ static psl_status validate(const bin_src *s, const psl_matrix *A)
             return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory checking perm (%d bytes)",
                              (int)A->nrows);
         int64_t nblocks = ((int64_t)A->nrows + A->sigma - 1) / A->sigma;
-        psl_status st = run_checks(s, A, nblocks, 1, check_perm_block, seen, &tot);
+        psl_status st = run_checks(s, A, nblocks, 1, A->nrows, check_perm_block, seen, &tot);
         free(seen);
         PSL_TRY(st);
     }
     item_check slice_check =
         A->format == PSL_FORMAT_SELL ? check_sell_slice : check_packsell_slice;
-    PSL_TRY(run_checks(s, A, A->nslices, 64, slice_check, NULL, &tot));
+    PSL_TRY(run_checks(s, A, A->nslices, 64, A->nslices + A->stored, slice_check, NULL, &tot));
     PSL_TRY(same(s, "nnz", A->nnz, tot.nnz));
     PSL_TRY(same(s, "padding", A->padding, tot.padding));
     PSL_TRY(same(s, "dummies", A->dummies, tot.dummies));
