@@ -1243,6 +1243,52 @@ TEST(failed_save_keeps_old_file)
     psl_matrix_destroy(&A);
 }
 
+TEST(fuzz_seeds)
+{
+    /* The seed corpus of fuzz/fuzz_binary.c: one small file per format and
+     * kind. With PSL_WRITE_FUZZ_SEEDS=dir they are written there, e.g.
+     *   PSL_WRITE_FUZZ_SEEDS=fuzz/seeds/binary build/tests/test_binfile fuzz_seeds */
+    const char *dir = getenv("PSL_WRITE_FUZZ_SEEDS");
+    psl_matrix *A = random_csr(7, 13, 11, 4);
+    psl_matrix *seeds[8] = {
+        NULL,
+        convert(A, PSL_FORMAT_CSR, PSL_FP32, FP16, 4, 0, PSL_PERMUTE_IMPLICIT),
+        convert(A, PSL_FORMAT_SELL, PSL_FP16, FP16, 4, 8, PSL_PERMUTE_IMPLICIT),
+        convert(A, PSL_FORMAT_SELL, PSL_BF16, FP16, 2, 0, PSL_PERMUTE_EXPLICIT),
+        convert(A, PSL_FORMAT_SELL, PSL_FP64, FP16, 3, 6, PSL_PERMUTE_EXPLICIT),
+        convert(A, PSL_FORMAT_PACKSELL, PSL_FP64, FP16, 4, 8, PSL_PERMUTE_IMPLICIT),
+        convert(A, PSL_FORMAT_PACKSELL, PSL_FP64, E8M20, 4, 0, PSL_PERMUTE_EXPLICIT),
+        convert(A, PSL_FORMAT_PACKSELL, PSL_FP64, (psl_codec){3, 2}, 2, 4, PSL_PERMUTE_IMPLICIT),
+    };
+    const char *names[8] = {"csr_fp64",      "csr_fp32",       "sell_fp16_s8",  "sell_bf16_expl",
+                            "sell_fp64_c3",  "packsell_fp16",  "packsell_e8m20", "packsell_e3m2"};
+    seeds[0] = A;
+    for (int i = 0; i < 8; i++) {
+        CHECK(seeds[i] != NULL);
+        if (!seeds[i])
+            continue;
+        size_t len = 0;
+        unsigned char *img = save_image(seeds[i], &len);
+        CHECK(img && len < 2048);
+        psl_matrix *B = NULL;
+        if (img)
+            CHECK_OK(load_copy(&B, img, len));
+        psl_matrix_destroy(&B);
+        if (img && dir && *dir) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s.seed", dir, names[i]);
+            FILE *f = fopen(path, "wb");
+            CHECK(f && fwrite(img, 1, len, f) == len);
+            if (f)
+                fclose(f);
+        }
+        free(img);
+        if (i > 0)
+            psl_matrix_destroy(&seeds[i]);
+    }
+    psl_matrix_destroy(&A);
+}
+
 static const psl_test_case tests[] = {
     {"round_trip_csr", round_trip_csr},
     {"round_trip_sell", round_trip_sell},
@@ -1261,5 +1307,6 @@ static const psl_test_case tests[] = {
     {"newer_minor_version_is_read", newer_minor_version_is_read},
     {"io_errors", io_errors},
     {"failed_save_keeps_old_file", failed_save_keeps_old_file},
+    {"fuzz_seeds", fuzz_seeds},
 };
 PSL_TEST_MAIN(tests)
