@@ -9,7 +9,7 @@
  * mutations reach the structural validation behind the checksums.
  * Seeds: fuzz/seeds/binary/ (written by tests/test_binfile.c, test
  * fuzz_seeds). Run, e.g.:
- *   mkdir -p fuzz/corpus-binary && cp fuzz/seeds/binary/(all) fuzz/corpus-binary/
+ *   mkdir -p fuzz/corpus-binary && cp -r fuzz/seeds/binary/. fuzz/corpus-binary/
  *   OMP_NUM_THREADS=1 build-fuzz/fuzz/fuzz_binary fuzz/corpus-binary -max_len=4096
  */
 #include "packsell.h"
