@@ -4,6 +4,7 @@
  * rounding). Also the small scalar helpers shared by the builders.
  */
 #include "build.h"
+#include "codec/half.h"
 
 #include <stdlib.h>
 
@@ -36,8 +37,8 @@ double psl_load_scalar(const void *arr, psl_scalar t, int64_t k)
     switch (t) {
     case PSL_FP64: return ((const double *)arr)[k];
     case PSL_FP32: return (double)((const float *)arr)[k];
-    case PSL_FP16: return psl_codec_decode(PSL_CODEC_FP16, ((const uint16_t *)arr)[k]);
-    case PSL_BF16: return psl_codec_decode(PSL_CODEC_BF16, ((const uint16_t *)arr)[k]);
+    case PSL_FP16: return (double)psl_half_to_float(((const uint16_t *)arr)[k]);
+    case PSL_BF16: return (double)psl_bf16_to_float(((const uint16_t *)arr)[k]);
     }
     return NAN;
 }

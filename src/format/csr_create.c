@@ -157,12 +157,15 @@ static psl_status sort_rows(int32_t nrows, int64_t *row_ptr, int32_t **col_idx_p
             PSL_OK)
         goto fail;
     scr_off[0] = 0;
+#pragma omp parallel for schedule(dynamic, 256) if (nnz > PSL_PAR_MIN)
     for (int64_t i = 0; i < nrows; i++) {
         int64_t len = row_ptr[i + 1] - row_ptr[i];
         bool fix = !row_is_strictly_sorted(ci, row_ptr[i], row_ptr[i + 1]);
-        scr_off[i + 1] = scr_off[i] + (fix ? len : 0);
+        scr_off[i + 1] = fix ? len : 0; /* newlen -1 marks the rows to sort */
         newlen[i] = fix ? -1 : len;
     }
+    for (int64_t i = 0; i < nrows; i++)
+        scr_off[i + 1] += scr_off[i];
     if ((st = psl_alloc((void **)&scr, (size_t)scr_off[nrows], sizeof *scr, "row sort scratch")) !=
         PSL_OK)
         goto fail;

@@ -41,7 +41,9 @@ static int64_t walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v)
         }
         return cnt;
     }
-    const int D = A->delta_bits;
+    const int D = A->delta_bits, e = A->codec.exp_bits;
+    const uint32_t exp_ones = (1u << e) - 1u;
+    const float scale = psl_codec_decode_scale(e);
     const int64_t db = psl_dblock(A);
     int64_t c = psl_block_start_col((i / db) * db, A->kleft, A->ncols);
     for (int64_t j = 0; j < width; j++) {
@@ -51,7 +53,12 @@ static int64_t walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v)
             continue; /* dummy or padding */
         if (ci) {
             ci[cnt] = c > INT32_MAX ? INT32_MAX : (int32_t)c;
-            v[cnt] = psl_codec_decode(A->codec, w >> (D + 1));
+            /* exact float decode (word.h); Inf/NaN patterns of a damaged
+             * handle go through the generic decoder so adopt rejects them */
+            uint32_t vb = psl_word_value_bits(w, D);
+            v[cnt] = ((vb >> (31 - e)) & exp_ones) == exp_ones
+                         ? psl_codec_decode(A->codec, w >> (D + 1))
+                         : (double)psl_decode_inplace(vb, e, scale);
         }
         cnt++;
     }
