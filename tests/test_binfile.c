@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -1289,6 +1290,80 @@ TEST(fuzz_seeds)
     psl_matrix_destroy(&A);
 }
 
+/* ------------------------------------------------------------ out of memory */
+
+/* Child of out_of_memory: save and load every kind of small matrix until an
+ * injected allocation failure; exit 10 when the failing call returned
+ * PSL_ERR_OUT_OF_MEMORY with a NULL handle, 0 when no failure was hit, 1 on
+ * anything else. LeakSanitizer (ASan builds) fails the child on a leak. */
+static int oom_child(void)
+{
+    int rc = 0;
+    psl_matrix *A = NULL, *B = NULL;
+    unsigned char *img = NULL;
+    for (int which = 0; which < 4 && rc == 0; which++) {
+        psl_status st = PSL_OK;
+        A = small_matrix(which);
+        if (!A) { /* the injected failure hit the builders (tested elsewhere) */
+            rc = 10;
+            break;
+        }
+        const char *p = tmp_file("oom");
+        st = psl_matrix_save(A, p);
+        if (st == PSL_OK)
+            st = psl_matrix_load(&B, p);
+        if (st == PSL_OK) {
+            psl_matrix_destroy(&B);
+            FILE *f = fopen(p, "rb");
+            img = malloc(1 << 16);
+            size_t len = fread(img, 1, 1 << 16, f);
+            fclose(f);
+            st = psl_matrix_load_buffer(&B, img, len);
+        }
+        remove(p);
+        if (st == PSL_ERR_OUT_OF_MEMORY)
+            rc = B == NULL && count_files_with(".tmp") == 0 ? 10 : 1;
+        else if (st != PSL_OK)
+            rc = 1;
+        if (rc == 1)
+            fprintf(stderr, "status %d: %s\n", (int)st, psl_last_error_message());
+        psl_matrix_destroy(&B);
+        psl_matrix_destroy(&A);
+        free(img);
+        img = NULL;
+    }
+    return rc;
+}
+
+TEST(out_of_memory)
+{
+    if (getenv("PSL_BINFILE_OOM_CHILD"))
+        exit(oom_child());
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(len > 0);
+    if (len <= 0)
+        return;
+    exe[len] = '\0';
+    int ooms = 0, done = 0;
+    for (int n = 0; n < 600 && !done; n++) {
+        char cmd[4400];
+        snprintf(cmd, sizeof cmd,
+                 "OMP_NUM_THREADS=1 PSL_FAIL_ALLOC_AFTER=%d PSL_BINFILE_OOM_CHILD=1 '%s' "
+                 "out_of_memory >/dev/null",
+                 n, exe);
+        int ws = system(cmd);
+        int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        CHECK_MSG(rc == 10 || rc == 0, "failing allocation %d: child exit %d", n, rc);
+        if (rc != 10 && rc != 0)
+            break;
+        ooms += rc == 10;
+        done = rc == 0;
+    }
+    printf("  %d injected failures handled\n", ooms);
+    CHECK(done && ooms > 20);
+}
+
 static const psl_test_case tests[] = {
     {"round_trip_csr", round_trip_csr},
     {"round_trip_sell", round_trip_sell},
@@ -1308,5 +1383,6 @@ static const psl_test_case tests[] = {
     {"io_errors", io_errors},
     {"failed_save_keeps_old_file", failed_save_keeps_old_file},
     {"fuzz_seeds", fuzz_seeds},
+    {"out_of_memory", out_of_memory},
 };
 PSL_TEST_MAIN(tests)
