@@ -23,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ------------------------------------------------------------ layout (spec) */
 
@@ -1070,6 +1073,46 @@ TEST(huge_empty_matrix_loads_fast)
     psl_matrix_destroy(&A);
 }
 
+TEST(parallel_checks_report_first_error)
+{
+    /* Large enough for the parallel checks; two damaged slices: every
+     * thread count names the first one, with the same message. */
+    psl_matrix *A = random_csr(21, 6000, 300, 24);
+    psl_matrix *P = convert(A, PSL_FORMAT_PACKSELL, PSL_FP64, FP16, 32, 0, PSL_PERMUTE_IMPLICIT);
+    size_t len = 0;
+    unsigned char *img = P ? save_image(P, &len) : NULL;
+    CHECK(img && P->stored > 100000);
+    if (img) {
+        const int64_t bad_slices[2] = {150, 20};
+        for (int b = 0; b < 2; b++) {
+            int64_t k = bad_slices[b];
+            CHECK(width_of(P, k) > 0);
+            size_t at = word_at(img, len, sell_idx(P, k, 0, 0));
+            put32(img + at, get32(img + at) | (((1u << P->delta_bits) - 1u) << 1));
+        }
+        fix_crcs(img, len);
+        char first[512] = "";
+        const int threads[4] = {1, 2, 3, 8};
+        for (int t = 0; t < 4; t++) {
+#ifdef _OPENMP
+            omp_set_num_threads(threads[t]);
+#endif
+            psl_matrix *B = NULL;
+            CHECK_ST(load_copy(&B, img, len), PSL_ERR_FILE_CORRUPT);
+            CHECK(strstr(psl_last_error_message(), "slice 20: word 0 of lane 0") != NULL);
+            if (t == 0)
+                snprintf(first, sizeof first, "%s", psl_last_error_message());
+            CHECK(strcmp(first, psl_last_error_message()) == 0);
+        }
+#ifdef _OPENMP
+        omp_set_num_threads(omp_get_num_procs());
+#endif
+    }
+    free(img);
+    psl_matrix_destroy(&P);
+    psl_matrix_destroy(&A);
+}
+
 /* ------------------------------------------------------------ versions */
 
 TEST(magic_version_byte_order)
@@ -1378,6 +1421,7 @@ static const psl_test_case tests[] = {
     {"corrupt_packsell", corrupt_packsell},
     {"lying_lengths", lying_lengths},
     {"huge_empty_matrix_loads_fast", huge_empty_matrix_loads_fast},
+    {"parallel_checks_report_first_error", parallel_checks_report_first_error},
     {"magic_version_byte_order", magic_version_byte_order},
     {"newer_minor_version_is_read", newer_minor_version_is_read},
     {"io_errors", io_errors},

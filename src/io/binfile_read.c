@@ -26,6 +26,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Wall-clock seconds for the PSL_TRACE phase timings. */
+static double wall_time(void)
+{
+#ifdef _OPENMP
+    return omp_get_wtime();
+#else
+    return 0.0;
+#endif
+}
 
 /* ------------------------------------------------------------ byte source */
 
@@ -738,15 +751,20 @@ static psl_status load(psl_matrix **out, bin_src *s)
         st = psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating a matrix handle");
         goto fail;
     }
+    double t0 = wall_time(), t1 = t0;
     st = parse_header(s, hdr, A, &narrays);
     if (st == PSL_OK)
         st = check_header(s, A);
-    if (st == PSL_OK)
+    if (st == PSL_OK) {
         st = read_arrays(s, A, narrays, minor);
+        t1 = wall_time();
+    }
     if (st == PSL_OK)
         st = validate(s, A);
     if (st != PSL_OK)
         goto fail;
+    psl_trace("load %s: %llu bytes, read + CRC %.3f s, validation %.3f s", s->name,
+              (unsigned long long)s->size, t1 - t0, wall_time() - t1);
     free(hdr);
     *out = A;
     return PSL_OK;
