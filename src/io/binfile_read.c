@@ -101,7 +101,8 @@ static psl_status src_skip(bin_src *s, uint64_t n, const char *what)
 
 /* ------------------------------------------------------------ header */
 
-#define CORRUPT(s, ...) psl_error(PSL_ERR_FILE_CORRUPT, __VA_ARGS__)
+/* Fail with PSL_ERR_FILE_CORRUPT and a printf-style message. */
+#define CORRUPT(...) psl_error(PSL_ERR_FILE_CORRUPT, __VA_ARGS__)
 
 /* Check the preamble and read + CRC-check the header block into a new
  * buffer *hdr of *hdr_bytes bytes; *minor receives the minor version. */
@@ -111,19 +112,19 @@ static psl_status read_preamble(bin_src *s, unsigned char **hdr, uint32_t *hdr_b
     unsigned char pre[PSL_BIN_PREAMBLE_BYTES];
     *hdr = NULL;
     if (s->size < PSL_BIN_MAGIC_LEN)
-        return CORRUPT(s, "%s: not a packsell binary file (only %llu bytes)", s->name,
+        return CORRUPT("%s: not a packsell binary file (only %llu bytes)", s->name,
                        (unsigned long long)s->size);
     PSL_TRY(src_read(s, pre, PSL_BIN_MAGIC_LEN, "the magic"));
     if (!psl_bin_has_magic(pre, PSL_BIN_MAGIC_LEN))
-        return CORRUPT(s, "%s: not a packsell binary file (wrong magic bytes)", s->name);
+        return CORRUPT("%s: not a packsell binary file (wrong magic bytes)", s->name);
     PSL_TRY(src_read(s, pre + PSL_BIN_MAGIC_LEN, PSL_BIN_PREAMBLE_BYTES - PSL_BIN_MAGIC_LEN,
                      "the preamble"));
     uint32_t bom = psl_le_get32(pre + 12);
     if (bom == 0x04030201u)
-        return CORRUPT(s, "%s: big-endian packsell file; only little-endian files exist",
+        return CORRUPT("%s: big-endian packsell file; only little-endian files exist",
                        s->name);
     if (bom != PSL_BIN_BOM)
-        return CORRUPT(s, "%s: bad byte-order marker 0x%08x (expected 0x%08x)", s->name,
+        return CORRUPT("%s: bad byte-order marker 0x%08x (expected 0x%08x)", s->name,
                        (unsigned)bom, (unsigned)PSL_BIN_BOM);
     unsigned major = psl_le_get16(pre + 8);
     *minor = psl_le_get16(pre + 10);
@@ -137,17 +138,17 @@ static psl_status read_preamble(bin_src *s, unsigned char **hdr, uint32_t *hdr_b
                          PSL_BIN_MAJOR);
     uint32_t hb = psl_le_get32(pre + 16);
     if (hb < PSL_BIN_HEADER_BYTES || hb > PSL_BIN_HEADER_MAX || hb % 8 != 0)
-        return CORRUPT(s, "%s: header size %u is not a multiple of 8 in [%d, %d]", s->name,
+        return CORRUPT("%s: header size %u is not a multiple of 8 in [%d, %d]", s->name,
                        (unsigned)hb, PSL_BIN_HEADER_BYTES, PSL_BIN_HEADER_MAX);
     if (hb > src_left(s))
-        return CORRUPT(s, "%s: truncated: header of %u bytes but only %llu bytes follow",
+        return CORRUPT("%s: truncated: header of %u bytes but only %llu bytes follow",
                        s->name, (unsigned)hb, (unsigned long long)src_left(s));
     PSL_TRY(psl_alloc((void **)hdr, hb, 1, "file header"));
     psl_status st = src_read(s, *hdr, hb, "the header");
     if (st == PSL_OK) {
         uint32_t crc = psl_bin_crc32(psl_bin_crc32(0, pre, 20), *hdr, hb);
         if (crc != psl_le_get32(pre + 20))
-            st = CORRUPT(s, "%s: header checksum mismatch (CRC-32 0x%08x, file says 0x%08x)",
+            st = CORRUPT("%s: header checksum mismatch (CRC-32 0x%08x, file says 0x%08x)",
                          s->name, (unsigned)crc, (unsigned)psl_le_get32(pre + 20));
     }
     if (st != PSL_OK) {
@@ -166,11 +167,11 @@ static psl_status parse_header(const bin_src *s, const unsigned char *h, psl_mat
 {
     uint32_t format = psl_le_get32(h + 0), vt = psl_le_get32(h + 4), perm = psl_le_get32(h + 32);
     if (format > PSL_FORMAT_PACKSELL)
-        return CORRUPT(s, "%s: unknown matrix format %u", s->name, (unsigned)format);
+        return CORRUPT("%s: unknown matrix format %u", s->name, (unsigned)format);
     if (vt > PSL_BF16)
-        return CORRUPT(s, "%s: unknown value type %u", s->name, (unsigned)vt);
+        return CORRUPT("%s: unknown value type %u", s->name, (unsigned)vt);
     if (perm > PSL_PERMUTE_EXPLICIT)
-        return CORRUPT(s, "%s: unknown permutation kind %u", s->name, (unsigned)perm);
+        return CORRUPT("%s: unknown permutation kind %u", s->name, (unsigned)perm);
     A->format = (psl_format)format;
     A->value_type = (psl_scalar)vt;
     A->permute = (psl_permute)perm;
@@ -204,64 +205,64 @@ static psl_status check_header(const bin_src *s, const psl_matrix *A)
 {
     const char *n = s->name;
     if (A->nrows < 0 || A->ncols < 0)
-        return CORRUPT(s, "%s: negative size %d x %d", n, (int)A->nrows, (int)A->ncols);
+        return CORRUPT("%s: negative size %d x %d", n, (int)A->nrows, (int)A->ncols);
     if (A->nnz < 0 || A->nnz > (int64_t)A->nrows * A->ncols)
-        return CORRUPT(s, "%s: nnz %lld impossible for a %d x %d matrix", n, (long long)A->nnz,
+        return CORRUPT("%s: nnz %lld impossible for a %d x %d matrix", n, (long long)A->nnz,
                        (int)A->nrows, (int)A->ncols);
     if (A->stored < 0 || A->padding < 0 || A->dummies < 0 || A->underflows < 0 ||
         A->sell_equiv_bytes < 0 || A->csr_equiv_bytes < 0)
-        return CORRUPT(s, "%s: negative count among stored/padding/dummies/underflows/bytes", n);
+        return CORRUPT("%s: negative count among stored/padding/dummies/underflows/bytes", n);
     if (A->underflows > A->nnz)
-        return CORRUPT(s, "%s: %lld underflows but only %lld entries", n,
+        return CORRUPT("%s: %lld underflows but only %lld entries", n,
                        (long long)A->underflows, (long long)A->nnz);
     if (A->max_row_nnz < 0 || A->max_row_nnz > A->ncols)
-        return CORRUPT(s, "%s: max_row_nnz %d outside [0, ncols %d]", n, (int)A->max_row_nnz,
+        return CORRUPT("%s: max_row_nnz %d outside [0, ncols %d]", n, (int)A->max_row_nnz,
                        (int)A->ncols);
     if (!isfinite(A->rsd) || A->rsd < 0)
-        return CORRUPT(s, "%s: row-length rsd %g is not a non-negative number", n, A->rsd);
+        return CORRUPT("%s: row-length rsd %g is not a non-negative number", n, A->rsd);
     if (A->kleft < -(int64_t)A->ncols || A->kleft > (int64_t)A->nrows)
-        return CORRUPT(s, "%s: kleft %lld outside [-ncols, nrows] = [%d, %d]", n,
+        return CORRUPT("%s: kleft %lld outside [-ncols, nrows] = [%d, %d]", n,
                        (long long)A->kleft, -(int)A->ncols, (int)A->nrows);
     if (A->format == PSL_FORMAT_CSR) {
         if (A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
-            return CORRUPT(s, "%s: CSR value type %d is not FP64 or FP32", n,
+            return CORRUPT("%s: CSR value type %d is not FP64 or FP32", n,
                            (int)A->value_type);
         if (A->nslices != 0 || A->perm_bytes != 0 || A->C < 0 || A->sigma < 0)
-            return CORRUPT(s, "%s: CSR matrix with SELL fields (nslices %d, perm_bytes %d, C %d, "
+            return CORRUPT("%s: CSR matrix with SELL fields (nslices %d, perm_bytes %d, C %d, "
                            "sigma %d)",
                            n, (int)A->nslices, (int)A->perm_bytes, (int)A->C, (int)A->sigma);
         return PSL_OK;
     }
     if (A->C < 1)
-        return CORRUPT(s, "%s: slice height C = %d < 1", n, (int)A->C);
+        return CORRUPT("%s: slice height C = %d < 1", n, (int)A->C);
     if (A->sigma < 0 || A->sigma % A->C != 0)
-        return CORRUPT(s, "%s: sigma %d is not 0 or a positive multiple of C = %d", n,
+        return CORRUPT("%s: sigma %d is not 0 or a positive multiple of C = %d", n,
                        (int)A->sigma, (int)A->C);
     int want_pb = A->sigma ? psl_perm_bytes_for_sigma(A->sigma) : 0;
     if (A->perm_bytes != want_pb)
-        return CORRUPT(s, "%s: perm_bytes %d, but sigma %d needs %d", n, (int)A->perm_bytes,
+        return CORRUPT("%s: perm_bytes %d, but sigma %d needs %d", n, (int)A->perm_bytes,
                        (int)A->sigma, want_pb);
     int64_t want_ns = ((int64_t)A->nrows + A->C - 1) / A->C;
     if (A->nslices != want_ns)
-        return CORRUPT(s, "%s: %d slices, but %d rows in slices of %d need %lld", n,
+        return CORRUPT("%s: %d slices, but %d rows in slices of %d need %lld", n,
                        (int)A->nslices, (int)A->nrows, (int)A->C, (long long)want_ns);
     if (A->nnz > A->stored || A->padding > A->stored || A->dummies > A->stored ||
         A->nnz + A->padding + A->dummies != A->stored)
-        return CORRUPT(s, "%s: nnz %lld + padding %lld + dummies %lld != stored %lld", n,
+        return CORRUPT("%s: nnz %lld + padding %lld + dummies %lld != stored %lld", n,
                        (long long)A->nnz, (long long)A->padding, (long long)A->dummies,
                        (long long)A->stored);
     if (A->format == PSL_FORMAT_SELL) {
         if (A->dummies != 0)
-            return CORRUPT(s, "%s: SELL matrix with %lld dummies", n, (long long)A->dummies);
+            return CORRUPT("%s: SELL matrix with %lld dummies", n, (long long)A->dummies);
         return PSL_OK;
     }
     if (psl_codec_check(A->codec) != PSL_OK) {
         char why[sizeof ((psl_error_info *)0)->message];
         snprintf(why, sizeof why, "%s", psl_last_error_message());
-        return CORRUPT(s, "%s: invalid PackSELL codec: %s", n, why);
+        return CORRUPT("%s: invalid PackSELL codec: %s", n, why);
     }
     if (A->delta_bits != psl_codec_delta_bits(A->codec))
-        return CORRUPT(s, "%s: delta bits %d, but codec e%dm%d has %d", n, (int)A->delta_bits,
+        return CORRUPT("%s: delta bits %d, but codec e%dm%d has %d", n, (int)A->delta_bits,
                        (int)A->codec.exp_bits, (int)A->codec.man_bits,
                        (int)psl_codec_delta_bits(A->codec));
     return PSL_OK;
@@ -303,7 +304,7 @@ static psl_status read_array(bin_src *s, psl_matrix *A, const psl_bin_array *wan
     uint64_t count = psl_le_get64(rec + 8);
     if (id != want->id || es != want->elem_size || count != want->count ||
         psl_le_get32(rec + 20) != 0)
-        return CORRUPT(s, "%s: array record %d (offset %llu) says id %u, %llu x %u bytes; "
+        return CORRUPT("%s: array record %d (offset %llu) says id %u, %llu x %u bytes; "
                        "expected %s (id %u), %llu x %u bytes",
                        s->name, index, (unsigned long long)(s->pos - sizeof rec), (unsigned)id,
                        (unsigned long long)count, (unsigned)es, want->name, (unsigned)want->id,
@@ -318,10 +319,10 @@ static psl_status read_array(bin_src *s, psl_matrix *A, const psl_bin_array *wan
     PSL_TRY(src_read(s, pad, np, want->name));
     for (uint64_t i = 0; i < np; i++)
         if (pad[i])
-            return CORRUPT(s, "%s: nonzero padding byte after array %s", s->name, want->name);
+            return CORRUPT("%s: nonzero padding byte after array %s", s->name, want->name);
     uint32_t crc = psl_bin_crc32(0, p, bytes);
     if (crc != psl_le_get32(rec + 16))
-        return CORRUPT(s, "%s: checksum mismatch in array %s (CRC-32 0x%08x, file says 0x%08x)",
+        return CORRUPT("%s: checksum mismatch in array %s (CRC-32 0x%08x, file says 0x%08x)",
                        s->name, want->name, (unsigned)crc, (unsigned)psl_le_get32(rec + 16));
     return PSL_OK;
 }
@@ -334,13 +335,13 @@ static psl_status read_arrays(bin_src *s, psl_matrix *A, uint32_t narrays, unsig
     psl_bin_array want[PSL_BIN_MAX_ARRAYS];
     int nw = psl_bin_array_list(A, want);
     if (narrays < (uint32_t)nw || (narrays > (uint32_t)nw && minor <= PSL_BIN_MINOR))
-        return CORRUPT(s, "%s: %u array records, but this format has %d", s->name,
+        return CORRUPT("%s: %u array records, but this format has %d", s->name,
                        (unsigned)narrays, nw);
     uint64_t total = 0;
     for (int i = 0; i < nw; i++) {
         uint64_t rb = record_bytes(want[i].count, want[i].elem_size, src_left(s));
         if (rb == UINT64_MAX || rb > src_left(s) - total)
-            return CORRUPT(s, "%s: truncated or lying header: array %s of %llu x %u bytes "
+            return CORRUPT("%s: truncated or lying header: array %s of %llu x %u bytes "
                            "(and those before it) exceeds the %llu bytes left in the file",
                            s->name, want[i].name, (unsigned long long)want[i].count,
                            (unsigned)want[i].elem_size, (unsigned long long)src_left(s));
@@ -353,12 +354,12 @@ static psl_status read_arrays(bin_src *s, psl_matrix *A, uint32_t narrays, unsig
         PSL_TRY(src_read(s, rec, sizeof rec, "an extra array record"));
         uint64_t rb = record_bytes(psl_le_get64(rec + 8), psl_le_get32(rec + 4), src_left(s));
         if (rb == UINT64_MAX || rb - PSL_BIN_RECORD_BYTES > src_left(s))
-            return CORRUPT(s, "%s: extra array record %u exceeds the file", s->name,
+            return CORRUPT("%s: extra array record %u exceeds the file", s->name,
                            (unsigned)i);
         PSL_TRY(src_skip(s, rb - PSL_BIN_RECORD_BYTES, "an extra array record"));
     }
     if (src_left(s) != 0)
-        return CORRUPT(s, "%s: %llu unexpected bytes after the last array", s->name,
+        return CORRUPT("%s: %llu unexpected bytes after the last array", s->name,
                        (unsigned long long)src_left(s));
     return PSL_OK;
 }
@@ -435,7 +436,7 @@ static psl_status run_checks(const bin_src *s, const psl_matrix *A, int64_t n, i
         counts scratch = {0, 0, 0, 0};
         msg[0] = '\0';
         check(A, bad, &scratch, aux, msg, sizeof msg);
-        return CORRUPT(s, "%s: %s", s->name, msg);
+        return CORRUPT("%s: %s", s->name, msg);
     }
     *total = sum;
     return PSL_OK;
@@ -689,7 +690,7 @@ static int check_perm_block(const psl_matrix *A, int64_t b, counts *acc, unsigne
 static psl_status same(const bin_src *s, const char *what, int64_t header, int64_t found)
 {
     if (header != found)
-        return CORRUPT(s, "%s: header says %s = %lld, the arrays hold %lld", s->name, what,
+        return CORRUPT("%s: header says %s = %lld, the arrays hold %lld", s->name, what,
                        (long long)header, (long long)found);
     return PSL_OK;
 }
@@ -700,14 +701,14 @@ static psl_status validate(const bin_src *s, const psl_matrix *A)
     counts tot;
     if (A->format == PSL_FORMAT_CSR) {
         if (A->row_ptr[0] != 0 || A->row_ptr[A->nrows] != A->nnz)
-            return CORRUPT(s, "%s: row_ptr runs from %lld to %lld, expected 0 to nnz %lld",
+            return CORRUPT("%s: row_ptr runs from %lld to %lld, expected 0 to nnz %lld",
                            s->name, (long long)A->row_ptr[0], (long long)A->row_ptr[A->nrows],
                            (long long)A->nnz);
         PSL_TRY(run_checks(s, A, A->nrows, 4096, A->nrows + A->nnz, check_csr_row, NULL, &tot));
         return same(s, "max_row_nnz", A->max_row_nnz, tot.max_row);
     }
     if (A->slice_ptr[0] != 0 || A->slice_ptr[A->nslices] != A->stored)
-        return CORRUPT(s, "%s: slice_ptr runs from %lld to %lld, expected 0 to stored %lld",
+        return CORRUPT("%s: slice_ptr runs from %lld to %lld, expected 0 to stored %lld",
                        s->name, (long long)A->slice_ptr[0], (long long)A->slice_ptr[A->nslices],
                        (long long)A->stored);
     if (A->sigma > 0) {
