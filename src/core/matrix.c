@@ -126,7 +126,7 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info)
     info->dummies = A->dummies;
     info->padding = A->padding;
     info->underflows = A->underflows;
-    int64_t nslice_bytes = (int64_t)(A->nslices + 1) * 8;
+    int64_t nslice_bytes = ((int64_t)A->nslices + 1) * 8;
     int64_t perm_bytes =
         A->permute == PSL_PERMUTE_IMPLICIT ? (int64_t)A->nrows * A->perm_bytes : 0;
     switch (A->format) {
