@@ -561,6 +561,13 @@ TEST(generate_makes_csr_handle)
         CHECK_OK(psl_matrix_get_info(A, &info));
         CHECK(info.format == PSL_FORMAT_CSR && info.nrows == c.nrows && info.ncols == c.ncols &&
               info.nnz == c.row_ptr[c.nrows]);
+        CHECK_MSG(fabs(info.rsd - row_rsd(&c)) < 1e-9 * (1 + info.rsd), "%s: rsd %g vs %g",
+                  specs[s], info.rsd, row_rsd(&c));
+        /* the strict validation of the public constructor accepts the arrays */
+        psl_matrix *B = NULL;
+        CHECK_OK(psl_matrix_create_csr(&B, c.nrows, c.ncols, c.row_ptr, c.col_idx, c.values,
+                                       PSL_FP64, 0, PSL_CSR_STRICT));
+        psl_matrix_destroy(&B);
         if (rp && ci && v) {
             size_t nnz = (size_t)c.row_ptr[c.nrows];
             CHECK_MSG(!memcmp(rp, c.row_ptr, sizeof(int64_t) * ((size_t)c.nrows + 1)) &&
