@@ -509,6 +509,9 @@ TEST(spec_errors)
         {"random:-5:2", PSL_ERR_INVALID_VALUE, "field 1 (N) \"-5\""},
         {"random:5:0", PSL_ERR_INVALID_VALUE, "field 2 (K) \"0\": must be >= 1"},
         {"random:99999999999999999999999:3", PSL_ERR_SIZE_OVERFLOW, "field 1 (N)"},
+        {"random:2147483647:2147483647", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"banded:2147483647:99999999999:99999999999", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"powerlaw:2147483647:1e300:2", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         psl_gen_csr c = {7, 7, (int64_t *)1, (int32_t *)1, (double *)1};
