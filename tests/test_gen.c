@@ -12,6 +12,15 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+/* Build a spec, recording a failure; 0 when it failed (the test returns,
+ * so that the suite also survives PSL_FAIL_ALLOC_AFTER runs). */
+static int build(psl_gen_csr *c, const char *spec)
+{
+    psl_status st = psl_gen_build(c, spec);
+    CHECK_MSG(st == PSL_OK, "%s: %s", spec, psl_last_error_message());
+    return st == PSL_OK;
+}
+
 /* Value of entry (i, j) by binary search, NAN when absent. */
 static double entry(const psl_gen_csr *c, int64_t i, int64_t j)
 {
@@ -145,7 +154,8 @@ TEST(hpcg_entries_match_loops)
     check_grid("gen:hpcg:5:4:3", 32, 16, 8, 1, 26.0, 0.0);
     check_grid("hpcg:0:2:1", 1, 4, 2, 1, 26.0, 0.0);
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "hpcg:5:4:3"));
+    if (!build(&c, "hpcg:5:4:3"))
+        return;
     CHECK(c.row_ptr[c.nrows] == (3LL * 32 - 2) * (3 * 16 - 2) * (3 * 8 - 2));
     CHECK(symmetric(&c));
     psl_gen_csr_free(&c);
@@ -154,7 +164,8 @@ TEST(hpcg_entries_match_loops)
 TEST(hpcg_tiny_grids)
 {
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "hpcg:0:0:0"));
+    if (!build(&c, "hpcg:0:0:0"))
+        return;
     CHECK(c.nrows == 1 && c.ncols == 1 && c.row_ptr[1] == 1);
     CHECK(c.col_idx[0] == 0 && c.values[0] == 26.0);
     psl_gen_csr_free(&c);
@@ -169,7 +180,8 @@ TEST(hpgmp_values_and_nonsymmetry)
     check_grid("hpgmp:2:2:2:-1.5e0", 4, 4, 4, 1, 26.0, -1.5);
     check_grid("hpgmp:2:2:2:0", 4, 4, 4, 1, 26.0, 0.0);
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "hpgmp:3:3:3"));
+    if (!build(&c, "hpgmp:3:3:3"))
+        return;
     int64_t plane = 64, asym = 0, wrong = 0;
     for (int64_t i = 0; i < c.nrows; i++)
         for (int64_t k = c.row_ptr[i]; k < c.row_ptr[i + 1]; k++) {
@@ -196,18 +208,22 @@ TEST(laplacians_match_loops)
     check_grid("lap3d:4", 4, 4, 4, 0, 6.0, 0.0);
     check_grid("lap2d:1:9", 1, 9, 1, 0, 4.0, 0.0);
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "lap2d:30:20"));
+    if (!build(&c, "lap2d:30:20"))
+        return;
     CHECK(symmetric(&c));
     CHECK(c.row_ptr[c.nrows] == 600 + 2 * (29 * 20 + 30 * 19));
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "lap3d:9:7:6"));
+    if (!build(&c, "lap3d:9:7:6"))
+        return;
     CHECK(symmetric(&c));
     CHECK(c.row_ptr[c.nrows] == 378 + 2 * (8 * 7 * 6 + 9 * 6 * 6 + 9 * 7 * 5));
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "lap2d:1"));
+    if (!build(&c, "lap2d:1"))
+        return;
     CHECK(c.nrows == 1 && c.row_ptr[1] == 1 && c.values[0] == 4.0);
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "lap3d:1"));
+    if (!build(&c, "lap3d:1"))
+        return;
     CHECK(c.nrows == 1 && c.row_ptr[1] == 1 && c.values[0] == 6.0);
     psl_gen_csr_free(&c);
 }
@@ -262,7 +278,8 @@ TEST(banded_rows)
 TEST(random_rows_and_uniformity)
 {
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "random:2000:20"));
+    if (!build(&c, "random:2000:20"))
+        return;
     CHECK(c.nrows == 2000 && well_formed(&c));
     long long buckets[10] = {0};
     int64_t bad = 0;
@@ -280,13 +297,16 @@ TEST(random_rows_and_uniformity)
         CHECK_MSG(llabs(buckets[b] - 4000) < 400, "bucket %d: %lld", b, buckets[b]);
     psl_gen_csr_free(&c);
 
-    CHECK_OK(psl_gen_build(&c, "random:7:100")); /* K capped at N: dense */
+    if (!build(&c, "random:7:100")) /* K capped at N: dense */
+        return;
     CHECK(c.row_ptr[7] == 49 && well_formed(&c));
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "random:300:299:5")); /* complement sampling */
+    if (!build(&c, "random:300:299:5")) /* complement sampling */
+        return;
     CHECK(c.row_ptr[300] == 300 * 299 && well_formed(&c));
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "random:1:1"));
+    if (!build(&c, "random:1:1"))
+        return;
     CHECK(c.nrows == 1 && c.row_ptr[1] == 1 && c.col_idx[0] == 0);
     psl_gen_csr_free(&c);
 }
@@ -296,7 +316,8 @@ TEST(banded_offsets_are_uniform)
     /* banded:N:BW:2 picks one off-diagonal per interior row, uniform over
      * the 2*BW offsets */
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "banded:40000:4:2:77"));
+    if (!build(&c, "banded:40000:4:2:77"))
+        return;
     long long hist[9] = {0};
     for (int64_t i = 4; i < 40000 - 4; i++)
         for (int64_t t = c.row_ptr[i]; t < c.row_ptr[i + 1]; t++)
@@ -311,7 +332,8 @@ TEST(banded_offsets_are_uniform)
 TEST(powerlaw_rows)
 {
     psl_gen_csr c;
-    CHECK_OK(psl_gen_build(&c, "powerlaw:20000:10:1.5"));
+    if (!build(&c, "powerlaw:20000:10:1.5"))
+        return;
     CHECK(c.nrows == 20000 && well_formed(&c));
     double mean = (double)c.row_ptr[20000] / 20000, rsd = row_rsd(&c);
     CHECK_MSG(fabs(mean - 10.0) < 0.05, "mean %g", mean);
@@ -342,23 +364,27 @@ TEST(powerlaw_rows)
               (long long)far);
     psl_gen_csr_free(&c);
 
-    CHECK_OK(psl_gen_build(&c, "powerlaw:5000:4:3.0:3"));
+    if (!build(&c, "powerlaw:5000:4:3.0:3"))
+        return;
     mean = (double)c.row_ptr[5000] / 5000;
     CHECK_MSG(fabs(mean - 4.0) < 0.05, "mean %g", mean);
     /* a light tail (finite variance): sd/mean of Pareto(3) is 0.58 */
     CHECK_MSG(well_formed(&c) && row_rsd(&c) > 0.3 && row_rsd(&c) < 0.9, "rsd %g", row_rsd(&c));
     psl_gen_csr_free(&c);
 
-    CHECK_OK(psl_gen_build(&c, "powerlaw:3000:20:0.7")); /* heavy tail, capped */
+    if (!build(&c, "powerlaw:3000:20:0.7")) /* heavy tail, capped */
+        return;
     mean = (double)c.row_ptr[3000] / 3000;
     CHECK_MSG(fabs(mean - 20.0) < 0.5, "mean %g", mean);
     CHECK(well_formed(&c));
     psl_gen_csr_free(&c);
 
-    CHECK_OK(psl_gen_build(&c, "powerlaw:40:100:2")); /* AVG capped at N: dense */
+    if (!build(&c, "powerlaw:40:100:2")) /* AVG capped at N: dense */
+        return;
     CHECK(c.row_ptr[40] == 1600 && well_formed(&c));
     psl_gen_csr_free(&c);
-    CHECK_OK(psl_gen_build(&c, "powerlaw:1:1:1"));
+    if (!build(&c, "powerlaw:1:1:1"))
+        return;
     CHECK(c.nrows == 1 && c.row_ptr[1] == 1 && c.values[0] == 1.0);
     psl_gen_csr_free(&c);
 }
@@ -378,7 +404,9 @@ TEST(deterministic_across_threads)
         omp_set_num_threads(3);
         psl_gen_csr c3;
         CHECK_OK(psl_gen_build(&c3, specs[s]));
-        CHECK_MSG(a.row_ptr && same_arrays(&a, &b) && same_arrays(&a, &c3), "%s", specs[s]);
+        CHECK_MSG(a.row_ptr && b.row_ptr && c3.row_ptr && same_arrays(&a, &b) &&
+                      same_arrays(&a, &c3),
+                  "%s", specs[s]);
         psl_gen_csr_free(&a);
         psl_gen_csr_free(&b);
         psl_gen_csr_free(&c3);
@@ -397,6 +425,12 @@ TEST(seeds)
         CHECK_OK(psl_gen_build(&a, pairs[p][0]));
         CHECK_OK(psl_gen_build(&b, pairs[p][1]));
         CHECK_OK(psl_gen_build(&c, pairs[p][2]));
+        if (!a.row_ptr || !b.row_ptr || !c.row_ptr) {
+            psl_gen_csr_free(&a);
+            psl_gen_csr_free(&b);
+            psl_gen_csr_free(&c);
+            continue;
+        }
         CHECK_MSG(same_arrays(&a, &b), "default seed is 1: %s", pairs[p][0]);
         /* a different seed changes the columns and the values */
         size_t nnz = (size_t)(a.row_ptr[a.nrows] < c.row_ptr[c.nrows] ? a.row_ptr[a.nrows]
@@ -475,6 +509,9 @@ TEST(spec_errors)
         {"random:-5:2", PSL_ERR_INVALID_VALUE, "field 1 (N) \"-5\""},
         {"random:5:0", PSL_ERR_INVALID_VALUE, "field 2 (K) \"0\": must be >= 1"},
         {"random:99999999999999999999999:3", PSL_ERR_SIZE_OVERFLOW, "field 1 (N)"},
+        {"random:2147483647:2147483647", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"banded:2147483647:99999999999:99999999999", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"powerlaw:2147483647:1e300:2", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         psl_gen_csr c = {7, 7, (int64_t *)1, (int32_t *)1, (double *)1};
@@ -518,10 +555,22 @@ TEST(generate_makes_csr_handle)
         const int32_t *ci = NULL;
         const double *v = NULL;
         CHECK_OK(psl_matrix_csr_view(A, &rp, &ci, &v));
+        if (!A || !c.row_ptr) { /* reported above */
+            psl_gen_csr_free(&c);
+            psl_matrix_destroy(&A);
+            continue;
+        }
         psl_matrix_info info;
         CHECK_OK(psl_matrix_get_info(A, &info));
         CHECK(info.format == PSL_FORMAT_CSR && info.nrows == c.nrows && info.ncols == c.ncols &&
               info.nnz == c.row_ptr[c.nrows]);
+        CHECK_MSG(fabs(info.rsd - row_rsd(&c)) < 1e-9 * (1 + info.rsd), "%s: rsd %g vs %g",
+                  specs[s], info.rsd, row_rsd(&c));
+        /* the strict validation of the public constructor accepts the arrays */
+        psl_matrix *B = NULL;
+        CHECK_OK(psl_matrix_create_csr(&B, c.nrows, c.ncols, c.row_ptr, c.col_idx, c.values,
+                                       PSL_FP64, 0, PSL_CSR_STRICT));
+        psl_matrix_destroy(&B);
         if (rp && ci && v) {
             size_t nnz = (size_t)c.row_ptr[c.nrows];
             CHECK_MSG(!memcmp(rp, c.row_ptr, sizeof(int64_t) * ((size_t)c.nrows + 1)) &&

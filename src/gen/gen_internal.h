@@ -36,8 +36,9 @@ psl_status psl_gen_build(psl_gen_csr *out, const char *spec);
  * called for every row, from any thread, in any order; they must depend on
  * the row only (determinism). fill writes exactly count(row) entries with
  * ascending, unique columns. ws is a per-thread scratch area of
- * ws_bytes(ctx, maxlen) bytes (maxlen: the longest row), or NULL when
- * ws_bytes is NULL. */
+ * ws_bytes(ctx, maxlen) bytes (maxlen: the longest row counted; a generator
+ * may size it from a bound of its own instead), or NULL when ws_bytes is
+ * NULL. */
 typedef struct psl_gen_ops {
     int32_t (*count)(const void *ctx, int32_t row);
     void (*fill)(const void *ctx, int32_t row, int32_t *col, double *val, void *ws);

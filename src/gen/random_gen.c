@@ -51,10 +51,11 @@ static sample_ws sample_ws_view(void *raw, int32_t maxlen)
     return w;
 }
 
-/* Insert v into the set (capacity cap, a power of two); false if present. */
-static int set_insert(uint32_t *slot, size_t cap, uint32_t v)
+/* Insert v into the set (capacity cap = 2^bits, bits >= 4); false if
+ * present. Fibonacci hashing: the top bits of v times 2^32/phi. */
+static int set_insert(uint32_t *slot, size_t cap, int bits, uint32_t v)
 {
-    size_t h = (size_t)((v * 0x9e3779b1u) & (uint32_t)(cap - 1));
+    size_t h = (size_t)((uint64_t)(uint32_t)(v * 0x9e3779b9u) >> (32 - bits));
     while (slot[h] != EMPTY) {
         if (slot[h] == v)
             return 0;
@@ -89,14 +90,17 @@ static void sort_i32(int32_t *v, int64_t n)
 static void floyd(psl_rng *r, int64_t k, int64_t m, int32_t *out, uint32_t *slot)
 {
     size_t cap = hash_cap(k);
+    int bits = 0;
+    while (((size_t)1 << bits) < cap)
+        bits++;
     for (size_t h = 0; h < cap; h++)
         slot[h] = EMPTY;
     int64_t n = 0;
     for (int64_t j = m - k; j < m; j++) {
         uint32_t t = psl_rng_below(r, (uint64_t)j + 1);
-        if (!set_insert(slot, cap, t)) {
+        if (!set_insert(slot, cap, bits, t)) {
             t = (uint32_t)j; /* j itself is new: every earlier draw is < j */
-            set_insert(slot, cap, t);
+            set_insert(slot, cap, bits, t);
         }
         out[n++] = (int32_t)t;
     }

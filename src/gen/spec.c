@@ -44,16 +44,17 @@
  * Errors: PSL_ERR_PARSE for an unknown generator, a wrong number of fields,
  * an empty field or a malformed number; PSL_ERR_INVALID_VALUE for a
  * parameter outside its range; PSL_ERR_SIZE_OVERFLOW when the rows would not
- * fit int32 (or the nonzeros int64). Messages quote the spec and name the
- * field by number and name.
+ * fit int32 or the nonzeros could not be addressed (checked before any
+ * allocation; with int32 rows the nonzeros always fit int64). Messages quote
+ * the spec and name the field by number and name.
  */
 #include "format/format.h"
 #include "gen/gen_internal.h"
 
-#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,19 @@ static psl_status need_dim(const gen_args *a, int f)
     return need_int(a, f, 1, INT32_MAX, PSL_ERR_SIZE_OVERFLOW);
 }
 
+/* Refuse up front a matrix whose nonzeros could not be addressed (an
+ * array of nnz doubles), before any row array is allocated and touched. */
+static psl_status need_nnz(const gen_args *a, double nnz)
+{
+    double limit = (double)(PTRDIFF_MAX / (ptrdiff_t)sizeof(double));
+    if (nnz > limit)
+        return psl_error(PSL_ERR_SIZE_OVERFLOW,
+                         "generator spec \"%.160s\": about %.3g nonzeros exceed the largest "
+                         "array of doubles (%.3g entries)",
+                         a->spec, nnz, limit);
+    return PSL_OK;
+}
+
 /* ------------------------------------------------------------ generators */
 
 static psl_status build_box(psl_gen_csr *out, const gen_args *a, double beta)
@@ -249,6 +263,8 @@ static psl_status build_banded(psl_gen_csr *out, const gen_args *a)
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 0, INT64_MAX, PSL_ERR_INVALID_VALUE));
     PSL_TRY(need_int(a, 2, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
+    double n = (double)a->iv[0], band = 2.0 * fmin((double)a->iv[1], n - 1) + 1;
+    PSL_TRY(need_nnz(a, n * fmin((double)a->iv[2], band)));
     return psl_gen_banded(out, (int32_t)a->iv[0], a->iv[1], a->iv[2], a->seed);
 }
 
@@ -259,6 +275,7 @@ static psl_status build_powerlaw(psl_gen_csr *out, const gen_args *a)
         return field_error(a, 1, PSL_ERR_INVALID_VALUE, "the mean row length must be >= 1");
     if (!(a->rv[2] > 0.0))
         return field_error(a, 2, PSL_ERR_INVALID_VALUE, "the exponent must be > 0");
+    PSL_TRY(need_nnz(a, (double)a->iv[0] * fmin(a->rv[1], (double)a->iv[0])));
     return psl_gen_powerlaw(out, (int32_t)a->iv[0], a->rv[1], a->rv[2], a->seed);
 }
 
@@ -266,6 +283,7 @@ static psl_status build_random(psl_gen_csr *out, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
+    PSL_TRY(need_nnz(a, (double)a->iv[0] * fmin((double)a->iv[1], (double)a->iv[0])));
     return psl_gen_random(out, (int32_t)a->iv[0], a->iv[1], a->seed);
 }
 
