@@ -27,7 +27,7 @@ typedef struct tcsr {
     double *v;
 } tcsr;
 
-static void tcsr_free(tcsr *m)
+static inline void tcsr_free(tcsr *m)
 {
     free(m->rp);
     free(m->ci);
@@ -38,7 +38,7 @@ static void tcsr_free(tcsr *m)
 /* Random matrix: row i gets len(i) distinct columns drawn from [lo(i), hi(i)).
  * kind: 0 uniform (k per row), 1 empty rows every 3rd row, 2 a few long
  * rows, 3 scattered (columns far apart: dummies for small D), 4 banded. */
-static tcsr tcsr_random(int32_t nrows, int32_t ncols, int k, int kind, unsigned long long seed)
+static inline tcsr tcsr_random(int32_t nrows, int32_t ncols, int k, int kind, unsigned long long seed)
 {
     tcsr m = {nrows, ncols, calloc((size_t)nrows + 1, sizeof(int64_t)), NULL, NULL};
     unsigned long long s = seed;
@@ -108,7 +108,7 @@ static tcsr tcsr_random(int32_t nrows, int32_t ncols, int k, int kind, unsigned 
 }
 
 /* Round v to what the handle stores, as a double (SELL/CSR value types). */
-static double round_to(double v, psl_scalar t)
+static inline double round_to(double v, psl_scalar t)
 {
     switch (t) {
     case PSL_FP64: return v;
@@ -119,7 +119,7 @@ static double round_to(double v, psl_scalar t)
 }
 
 /* Store v (a value of type t) at p[k]. */
-static void put_val(void *p, int64_t k, psl_scalar t, double v)
+static inline void put_val(void *p, int64_t k, psl_scalar t, double v)
 {
     switch (t) {
     case PSL_FP64: ((double *)p)[k] = v; break;
@@ -130,7 +130,7 @@ static void put_val(void *p, int64_t k, psl_scalar t, double v)
 }
 
 /* CSR handle with values of type vt (FP64/FP32), built by hand. */
-static psl_matrix *fx_csr(const tcsr *m, psl_scalar vt)
+static inline psl_matrix *fx_csr(const tcsr *m, psl_scalar vt)
 {
     psl_matrix *A = psl_matrix_new(PSL_FORMAT_CSR, m->nrows, m->ncols);
     int64_t nnz = m->rp[m->nrows];
@@ -149,7 +149,7 @@ static psl_matrix *fx_csr(const tcsr *m, psl_scalar vt)
 
 /* Words of original row r of a PackSELL matrix (entries, dummies) into w;
  * returns the count. Values encoded with the codec (saturating). */
-static int64_t fx_row_words(const tcsr *m, int32_t r, int64_t d, psl_codec codec, uint32_t *w)
+static inline int64_t fx_row_words(const tcsr *m, int32_t r, int64_t d, psl_codec codec, uint32_t *w)
 {
     int D = psl_codec_delta_bits(codec);
     int64_t n = 0, c = d;
@@ -175,7 +175,7 @@ static int64_t fx_row_words(const tcsr *m, int32_t r, int64_t d, psl_codec codec
 /* SELL (format SELL, value type vt) or PackSELL (format PACKSELL, codec)
  * handle with slice height C, sorting window sigma (0: none; rows sorted by
  * descending stored length, stably, inside each window) and permutation pm. */
-static psl_matrix *fx_sliced(const tcsr *m, psl_format fmt, psl_scalar vt, psl_codec codec,
+static inline psl_matrix *fx_sliced(const tcsr *m, psl_format fmt, psl_scalar vt, psl_codec codec,
                              int32_t C, int32_t sigma, psl_permute pm)
 {
     const int32_t n = m->nrows;
@@ -277,7 +277,7 @@ static psl_matrix *fx_sliced(const tcsr *m, psl_format fmt, psl_scalar vt, psl_c
 }
 
 /* The value a fixture handle stores for entry k of m (the rounded matrix). */
-static double fx_stored_value(const tcsr *m, int64_t k, psl_format fmt, psl_scalar vt,
+static inline double fx_stored_value(const tcsr *m, int64_t k, psl_format fmt, psl_scalar vt,
                               psl_codec codec)
 {
     if (fmt == PSL_FORMAT_PACKSELL) {
@@ -289,7 +289,7 @@ static double fx_stored_value(const tcsr *m, int64_t k, psl_format fmt, psl_scal
 }
 
 /* Copy of m with every value replaced by what a fixture handle stores. */
-static tcsr fx_rounded(const tcsr *m, psl_format fmt, psl_scalar vt, psl_codec codec)
+static inline tcsr fx_rounded(const tcsr *m, psl_format fmt, psl_scalar vt, psl_codec codec)
 {
     int64_t nnz = m->rp[m->nrows];
     tcsr r = {m->nrows, m->ncols, malloc(((size_t)m->nrows + 1) * sizeof(int64_t)),
@@ -311,7 +311,7 @@ typedef struct tvec {
     double *d; /* their values */
 } tvec;
 
-static void tvec_set(tvec *v, int64_t i, double x)
+static inline void tvec_set(tvec *v, int64_t i, double x)
 {
     put_val(v->p, i, v->t, x);
     v->d[i] = v->t == PSL_FP64 ? x : v->t == PSL_FP32 ? (double)(float)x
@@ -319,7 +319,7 @@ static void tvec_set(tvec *v, int64_t i, double x)
 }
 
 /* Random vector in [-1, 1) (n may be 0). */
-static tvec tvec_random(psl_scalar t, int64_t n, unsigned long long seed)
+static inline tvec tvec_random(psl_scalar t, int64_t n, unsigned long long seed)
 {
     tvec v = {t, n, malloc((size_t)(n ? n : 1) * psl_scalar_size(t)),
               malloc((size_t)(n ? n : 1) * sizeof(double))};
@@ -328,7 +328,7 @@ static tvec tvec_random(psl_scalar t, int64_t n, unsigned long long seed)
     return v;
 }
 
-static void tvec_free(tvec *v)
+static inline void tvec_free(tvec *v)
 {
     free(v->p);
     free(v->d);
@@ -337,7 +337,7 @@ static void tvec_free(tvec *v)
 }
 
 /* Bits of element i of a typed vector, for bitwise comparisons. */
-static int tvec_same_bits(const void *a, const void *b, psl_scalar t, int64_t n)
+static inline int tvec_same_bits(const void *a, const void *b, psl_scalar t, int64_t n)
 {
     return n == 0 || memcmp(a, b, (size_t)n * psl_scalar_size(t)) == 0;
 }
@@ -347,7 +347,7 @@ static int tvec_same_bits(const void *a, const void *b, psl_scalar t, int64_t n)
  * Tolerance per row: (len+3) u (|alpha| sum|a||x| + |beta||y0|), u the unit
  * roundoff of the accumulation type, plus half an FP16 ulp of the result for
  * FP16 output. Returns the number of rows out of tolerance (first reported). */
-static int fx_check_against_oracle(const psl_matrix *A, const tcsr *R, const tvec *x,
+static inline int fx_check_against_oracle(const psl_matrix *A, const tcsr *R, const tvec *x,
                                    double alpha, const tvec *y0, double beta, const void *y,
                                    const char *label)
 {
