@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# install-deps.sh -- installs what the build needs when the machine lacks it
+# (Debian/Ubuntu packages): a C11 compiler with OpenMP, CMake >= 3.18, make,
+# zlib headers, pkg-config. CUDA is optional: the build uses nvcc when it is
+# on PATH (or in /usr/local/cuda/bin) and builds without it otherwise.
+set -euo pipefail
+need=()
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: installing ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: nvcc found in /usr/local/cuda/bin (add it to PATH to build the CUDA backend)"
+fi
+exit 0
