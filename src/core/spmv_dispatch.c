@@ -1,0 +1,183 @@
+/*
+ * spmv_dispatch.c -- psl_spmv: argument checks and the choice of the SpMV
+ * kernel through a small registry of CPU backends, tried in order:
+ *   "omp"  OpenMP/SIMD kernels (src/kernels/cpu/), the default;
+ *   "ref"  scalar reference kernels (src/kernels/ref/), the test oracle.
+ * PSL_KERNEL=<name> in the environment (read on every call) forces one
+ * backend; PSL_TRACE=1 prints each choice.
+ */
+#include "internal.h"
+#include "kernels/kernels.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The OpenMP kernel for A and vec_type, or NULL. */
+static psl_spmv_fn omp_select(const psl_matrix *A, psl_scalar vec_type)
+{
+    switch (A->format) {
+    case PSL_FORMAT_CSR: return psl_cpu_csr_select(A->value_type, vec_type);
+    case PSL_FORMAT_SELL: return psl_cpu_sell_select(A->value_type, vec_type);
+    case PSL_FORMAT_PACKSELL: return psl_cpu_packsell_select(A->codec, vec_type);
+    }
+    return NULL;
+}
+
+/* The reference kernel covers every valid combination. */
+static psl_spmv_fn ref_select(const psl_matrix *A, psl_scalar vec_type)
+{
+    bool ok;
+    switch (A->format) {
+    case PSL_FORMAT_CSR: ok = A->value_type == PSL_FP64 || A->value_type == PSL_FP32; break;
+    case PSL_FORMAT_SELL: ok = (unsigned)A->value_type <= PSL_BF16; break;
+    case PSL_FORMAT_PACKSELL: ok = psl_codec_check(A->codec) == PSL_OK; break;
+    default: ok = false; break;
+    }
+    return ok ? psl_ref_spmv : NULL;
+}
+
+typedef struct spmv_backend {
+    const char *name;
+    psl_spmv_fn (*select)(const psl_matrix *A, psl_scalar vec_type);
+} spmv_backend;
+
+static const spmv_backend backends[] = {
+    {"omp", omp_select},
+    {"ref", ref_select},
+};
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
+static const char *format_name(psl_format f)
+{
+    switch (f) {
+    case PSL_FORMAT_CSR: return "CSR";
+    case PSL_FORMAT_SELL: return "SELL";
+    case PSL_FORMAT_PACKSELL: return "PackSELL";
+    }
+    return "?";
+}
+
+static const char *scalar_name(psl_scalar t)
+{
+    switch (t) {
+    case PSL_FP64: return "fp64";
+    case PSL_FP32: return "fp32";
+    case PSL_FP16: return "fp16";
+    case PSL_BF16: return "bf16";
+    }
+    return "?";
+}
+
+/* "PackSELL e8m10", "SELL fp16", ... into buf. */
+static void describe(const psl_matrix *A, char *buf, size_t len)
+{
+    char codec[16];
+    if (A->format != PSL_FORMAT_PACKSELL)
+        snprintf(buf, len, "%s %s", format_name(A->format), scalar_name(A->value_type));
+    else if (psl_codec_name(A->codec, codec, sizeof codec) == PSL_OK)
+        snprintf(buf, len, "PackSELL %s", codec);
+    else
+        snprintf(buf, len, "PackSELL (invalid codec)");
+}
+
+/* Check A and vec_type (errors set). */
+static psl_status check_matrix_and_type(const psl_matrix *A, psl_scalar vec_type)
+{
+    PSL_TRY(psl_matrix_check(A));
+    if (vec_type != PSL_FP64 && vec_type != PSL_FP32 && vec_type != PSL_FP16)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "SpMV vector type %d is not supported (use PSL_FP64, PSL_FP32 "
+                         "or PSL_FP16)",
+                         (int)vec_type);
+    return PSL_OK;
+}
+
+/* Pick the backend and kernel: by name when want is non-empty, else the
+ * first backend that has a kernel for A and vec_type. */
+static psl_status choose(const psl_matrix *A, psl_scalar vec_type, const char *want,
+                         const spmv_backend **be, psl_spmv_fn *fn)
+{
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        if (want && *want && strcmp(want, backends[i].name) != 0)
+            continue;
+        psl_spmv_fn f = backends[i].select(A, vec_type);
+        if (f) {
+            *be = &backends[i];
+            *fn = f;
+            return PSL_OK;
+        }
+        if (want && *want)
+            break;
+    }
+    if (want && *want) {
+        bool known = false;
+        for (size_t i = 0; i < NBACKENDS; i++)
+            known = known || strcmp(want, backends[i].name) == 0;
+        if (!known)
+            return psl_error(PSL_ERR_INVALID_VALUE,
+                             "SpMV kernel '%s' (PSL_KERNEL) does not exist; use 'omp' or "
+                             "'ref'",
+                             want);
+    }
+    char what[48];
+    describe(A, what, sizeof what);
+    return psl_error(PSL_ERR_INTERNAL, "no SpMV kernel%s%s for a %s matrix with %s vectors",
+                     want && *want ? " " : "", want && *want ? want : "", what,
+                     scalar_name(vec_type));
+}
+
+/* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
+static bool overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
+                          const void *x, double beta, void *y, psl_scalar vec_type)
+{
+    PSL_TRY(check_matrix_and_type(A, vec_type));
+    size_t es = psl_scalar_size(vec_type);
+    if (!x && A->ncols > 0)
+        return psl_error(PSL_ERR_NULL_POINTER, "SpMV input vector x is NULL (%d columns)",
+                         (int)A->ncols);
+    if (!y && A->nrows > 0)
+        return psl_error(PSL_ERR_NULL_POINTER, "SpMV output vector y is NULL (%d rows)",
+                         (int)A->nrows);
+    if (overlap(x, (size_t)A->ncols * es, y, (size_t)A->nrows * es))
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "SpMV vectors x and y overlap in memory (y is written in place)");
+    const spmv_backend *be = NULL;
+    psl_spmv_fn fn = NULL;
+    PSL_TRY(choose(A, vec_type, kernel, &be, &fn));
+    if (psl_env_flag("PSL_TRACE")) {
+        char what[48];
+        describe(A, what, sizeof what);
+        psl_trace("spmv: kernel '%s' for %s %d x %d (nnz %lld), %s vectors (%s)", be->name,
+                  what, (int)A->nrows, (int)A->ncols, (long long)A->nnz,
+                  scalar_name(vec_type),
+                  kernel && *kernel ? "requested" : "first backend with a kernel");
+    }
+    if (A->nrows == 0)
+        return PSL_OK;
+    fn(alpha, A, x, beta, y, vec_type);
+    return PSL_OK;
+}
+
+psl_status psl_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
+                    psl_scalar vec_type)
+{
+    return psl_spmv_named(getenv("PSL_KERNEL"), alpha, A, x, beta, y, vec_type);
+}
+
+const char *psl_spmv_kernel_name(const psl_matrix *A, psl_scalar vec_type)
+{
+    const spmv_backend *be = NULL;
+    psl_spmv_fn fn = NULL;
+    if (check_matrix_and_type(A, vec_type) != PSL_OK ||
+        choose(A, vec_type, getenv("PSL_KERNEL"), &be, &fn) != PSL_OK)
+        return "none";
+    return be->name;
+}

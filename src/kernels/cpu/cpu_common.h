@@ -1,0 +1,90 @@
+/*
+ * cpu_common.h -- helpers shared by the OpenMP SpMV kernels: token pasting
+ * for template instantiation, the per-vector-type load/store helpers, and
+ * the OpenMP tuning constants.
+ *
+ * Vector kinds (VEC_NAME in the templates): v64 = FP64 vectors with double
+ * accumulation, v32 = FP32 vectors and v16 = FP16 vectors with float
+ * accumulation. psl_<kind>_x loads x[c] in the accumulation type (exact);
+ * psl_<kind>_y finishes row o: y[o] = a*t (+ b*y[o]), see kernels.h.
+ */
+#ifndef PSL_CPU_COMMON_H
+#define PSL_CPU_COMMON_H
+
+#include "kernels/kernels.h"
+
+#include "codec/half.h"
+#include "format/word.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PSL_CAT_(a, b) a##b
+#define PSL_CAT(a, b) PSL_CAT_(a, b)
+#define PSL_CAT3(a, b, c) PSL_CAT(PSL_CAT(a, b), c)
+#define PSL_CAT4(a, b, c, d) PSL_CAT(PSL_CAT3(a, b, c), d)
+
+/* Matrices with fewer entries run on one thread (fork/join costs more). */
+#define PSL_OMP_MIN_WORK 20000
+/* Rows per OpenMP chunk of the SELL/PackSELL kernels (rounded to slices). */
+#define PSL_OMP_CHUNK_ROWS 256
+
+static inline double psl_v64_x(const void *x, int64_t c) { return ((const double *)x)[c]; }
+static inline float psl_v32_x(const void *x, int64_t c) { return ((const float *)x)[c]; }
+static inline float psl_v16_x(const void *x, int64_t c)
+{
+    return psl_half_to_float(((const uint16_t *)x)[c]);
+}
+
+static inline void psl_v64_y(void *y, int64_t o, double t, double a, double b, bool beta)
+{
+    double *p = (double *)y;
+    double r = a * t;
+    if (beta)
+        r = r + b * p[o];
+    p[o] = r;
+}
+static inline void psl_v32_y(void *y, int64_t o, float t, float a, float b, bool beta)
+{
+    float *p = (float *)y;
+    float r = a * t;
+    if (beta)
+        r = r + b * p[o];
+    p[o] = r;
+}
+static inline void psl_v16_y(void *y, int64_t o, float t, float a, float b, bool beta)
+{
+    uint16_t *p = (uint16_t *)y;
+    float r = a * t;
+    if (beta)
+        r = r + b * psl_half_to_float(p[o]);
+    p[o] = psl_float_to_half(r);
+}
+
+/* Slices per OpenMP chunk for slice height C. */
+static inline int psl_omp_chunk_slices(int32_t C)
+{
+    return C >= PSL_OMP_CHUNK_ROWS ? 1 : PSL_OMP_CHUNK_ROWS / C;
+}
+
+/* First row of part p of n (p <= n) parts of a CSR matrix with about equal
+ * work, counted as nonzeros + rows: the smallest r with
+ * row_ptr[r] + r >= p * (nnz + nrows) / n. Part p is [start(p), start(p+1)). */
+static inline int32_t psl_csr_part_start(const int64_t *row_ptr, int32_t nrows, int p, int n)
+{
+    if (p >= n)
+        return nrows;
+    int64_t target = (row_ptr[nrows] + nrows) / n * p +
+                     (row_ptr[nrows] + nrows) % n * p / n;
+    int32_t lo = 0, hi = nrows;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (row_ptr[mid] + mid < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+#endif /* PSL_CPU_COMMON_H */
