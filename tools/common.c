@@ -9,32 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TODO(main): replace by psl_matrix_open once src/io/open.c is on main.
- * Until then: "gen:" specs go to psl_generate; a file that starts like a
- * Matrix Market text or a gzip stream goes to psl_mm_read; anything else is
- * taken for a packsell binary file (psl_matrix_load). */
-static psl_status open_fallback(const char *source, psl_matrix **A)
-{
-    if (strncmp(source, "gen:", 4) == 0)
-        return psl_generate(A, source);
-    unsigned char head[14] = {0};
-    size_t got = 0;
-    FILE *f = fopen(source, "rb");
-    if (f) {
-        got = fread(head, 1, sizeof head, f);
-        fclose(f);
-    }
-    int is_mm = (got >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
-                (got >= 2 && head[0] == '%' && head[1] == '%');
-    if (!f || is_mm) /* a missing file: let the reader name it */
-        return psl_mm_read(A, source);
-    return psl_matrix_load(A, source);
-}
-
 psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds)
 {
     double t0 = cli_now();
-    psl_status st = open_fallback(source, A);
+    psl_status st = psl_matrix_open(A, source);
     if (seconds)
         *seconds = cli_now() - t0;
     return st;
