@@ -1,0 +1,120 @@
+/*
+ * decode.c -- psl_matrix_to_csr: any matrix back to an FP64 CSR matrix in the
+ * original row order, with the values exactly as stored (FP32, FP16, BF16 or
+ * the PackSELL codec, decoded exactly), explicit zeros kept and padding and
+ * dummy words dropped. One walker per stored row serves all formats; the
+ * result goes through psl_csr_adopt with PSL_CSR_STRICT, so a damaged handle
+ * (unsorted or out-of-range columns, Inf bit patterns) is reported, not
+ * passed on.
+ */
+#include "build.h"
+#include "format.h"
+
+#include <stdlib.h>
+
+/* Walk stored row i of A: the number of entries, and when ci/v are not NULL
+ * the entries themselves (columns clamped to int32; adopt range-checks them). */
+static int64_t walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v)
+{
+    int64_t cnt = 0;
+    if (A->format == PSL_FORMAT_CSR) {
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++, cnt++)
+            if (ci) {
+                ci[cnt] = A->col_idx[k];
+                v[cnt] = psl_load_scalar(A->values, A->value_type, k);
+            }
+        return cnt;
+    }
+    const int64_t C = A->C, k = i / C;
+    const int64_t base = A->slice_ptr[k] + i % C;
+    const int64_t width = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / C;
+    if (A->format == PSL_FORMAT_SELL) {
+        for (int64_t j = 0; j < width; j++) {
+            int32_t col = A->sell_col[base + j * C];
+            if (col < 0)
+                continue; /* padding */
+            if (ci) {
+                ci[cnt] = col;
+                v[cnt] = psl_load_scalar(A->sell_val, A->value_type, base + j * C);
+            }
+            cnt++;
+        }
+        return cnt;
+    }
+    const int D = A->delta_bits;
+    const int64_t db = psl_dblock(A);
+    int64_t c = psl_block_start_col((i / db) * db, A->kleft, A->ncols);
+    for (int64_t j = 0; j < width; j++) {
+        uint32_t w = A->words[base + j * C];
+        c += psl_word_delta(w, D);
+        if (!psl_word_flag(w))
+            continue; /* dummy or padding */
+        if (ci) {
+            ci[cnt] = c > INT32_MAX ? INT32_MAX : (int32_t)c;
+            v[cnt] = psl_codec_decode(A->codec, w >> (D + 1));
+        }
+        cnt++;
+    }
+    return cnt;
+}
+
+/* orig[i] = original row of stored row i; fails when perm is not a
+ * permutation inside each block (a damaged handle). */
+static psl_status original_rows(const psl_matrix *A, int32_t *orig, int64_t *seen)
+{
+    const int64_t n = A->nrows;
+    for (int64_t r = 0; r < n; r++)
+        seen[r] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i;
+        if (A->format != PSL_FORMAT_CSR && A->perm && A->sigma > 0)
+            r = (i / A->sigma) * A->sigma + psl_perm_get(A, i);
+        if (r >= n || seen[r])
+            return psl_error_at(PSL_ERR_INVALID_HANDLE, -1, i, -1,
+                                "the row permutation of the matrix is damaged at stored row %lld",
+                                (long long)i);
+        seen[r] = 1;
+        orig[i] = (int32_t)r;
+    }
+    return PSL_OK;
+}
+
+psl_status psl_matrix_to_csr(psl_matrix **out, const psl_matrix *A)
+{
+    if (!out)
+        return psl_error(PSL_ERR_NULL_POINTER, "output handle pointer is NULL");
+    *out = NULL;
+    PSL_TRY(psl_matrix_check(A));
+    const int64_t n = A->nrows;
+    psl_status st;
+    int32_t *orig = NULL, *ci = NULL;
+    int64_t *rp = NULL;
+    double *v = NULL;
+    if ((st = psl_alloc((void **)&orig, (size_t)n, sizeof *orig, "the row order")) != PSL_OK ||
+        (st = psl_alloc((void **)&rp, (size_t)n + 1, sizeof *rp, "row pointers")) != PSL_OK ||
+        (st = original_rows(A, orig, rp)) != PSL_OK)
+        goto fail;
+
+    /* entries per original row, then prefix sums */
+#pragma omp parallel for schedule(dynamic, 256) if (n > PSL_PAR_MIN)
+    for (int64_t i = 0; i < n; i++)
+        rp[orig[i] + 1] = walk_row(A, i, NULL, NULL);
+    rp[0] = 0;
+    for (int64_t r = 0; r < n; r++)
+        rp[r + 1] += rp[r];
+    const int64_t nnz = rp[n];
+    if ((st = psl_alloc((void **)&ci, (size_t)nnz, sizeof *ci, "column indices")) != PSL_OK ||
+        (st = psl_alloc((void **)&v, (size_t)nnz, sizeof *v, "values")) != PSL_OK)
+        goto fail;
+#pragma omp parallel for schedule(dynamic, 256) if (n > PSL_PAR_MIN)
+    for (int64_t i = 0; i < n; i++)
+        walk_row(A, i, ci + rp[orig[i]], v + rp[orig[i]]);
+    free(orig);
+    return psl_csr_adopt(out, A->nrows, A->ncols, rp, ci, v, PSL_CSR_STRICT);
+fail:
+    free(orig);
+    free(rp);
+    free(ci);
+    free(v);
+    return st;
+}
