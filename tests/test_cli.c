@@ -17,14 +17,22 @@
 static char tmpdir[256];
 static char out_text[1 << 17], err_text[1 << 16];
 
-/* Path of a file in the temporary directory (4 rotating buffers). */
+/* Path of a file in the temporary directory; the same name always gives
+ * the same, permanently valid string (at most 64 names). */
 static const char *tmp(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
+    static char names[64][64], paths[64][512];
+    static int count;
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return paths[i];
+    if (count == 64 || strlen(name) >= sizeof names[0]) {
+        fprintf(stderr, "tmp(): too many or too long names\n");
+        exit(1);
+    }
+    snprintf(names[count], sizeof names[count], "%s", name);
+    snprintf(paths[count], sizeof paths[count], "%s/%s", tmpdir, name);
+    return paths[count++];
 }
 
 /* Read a whole file into buf (NUL-terminated, truncated to len-1). */
