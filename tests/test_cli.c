@@ -66,6 +66,9 @@ static int run(const char *fmt, ...)
     int st = system(line);
     slurp(tmp("stdout.txt"), out_text, sizeof out_text);
     slurp(tmp("stderr.txt"), err_text, sizeof err_text);
+    /* a sanitizer report in the child is a failure whatever its exit code */
+    CHECK_MSG(!strstr(err_text, "Sanitizer") && !strstr(err_text, "runtime error:"),
+              "packsell %s:\n%s", args, err_text);
     if (st == -1 || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
@@ -344,7 +347,8 @@ TEST(spmv_formats_and_permutations)
         "--format packsell --values e8m --delta-bits 4 --sigma 0", /* dummies */
     };
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
-        check_spmv(mtx, "ones", variants[i], r1, n);
+        if (i % 3 == 0) /* --x ones on a few variants: they differ only in x */
+            check_spmv(mtx, "ones", variants[i], r1, n);
         char xarg[600];
         snprintf(xarg, sizeof xarg, "'%s'", tmp("x.mtx"));
         check_spmv(mtx, xarg, variants[i], rx, n);

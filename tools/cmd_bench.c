@@ -411,6 +411,26 @@ done:
     free(order);
 }
 
+/* CSR matrices know no SELL equivalent: take the ratio to the SELL kernel of
+ * the same value type in this run, if there is one. */
+static void fill_csr_ratios(const bench_args *a, bench_result *res)
+{
+    for (int i = 0; i < a->nkernels; i++) {
+        const psl_convert_options *oi = &a->kernels[i].opt;
+        if (!res[i].ok || oi->format != PSL_FORMAT_CSR || res[i].ratio_sell >= 0)
+            continue;
+        for (int k = 0; k < a->nkernels; k++) {
+            const psl_convert_options *ok = &a->kernels[k].opt;
+            if (res[k].ok && ok->format == PSL_FORMAT_SELL && ok->value_type == oi->value_type &&
+                res[k].bytes > 0) {
+                res[i].sell_bytes = res[k].bytes;
+                res[i].ratio_sell = (double)res[i].bytes / (double)res[k].bytes;
+                break;
+            }
+        }
+    }
+}
+
 static int threads_in_use(void)
 {
 #ifdef _OPENMP
@@ -577,6 +597,7 @@ int cmd_bench(int argc, char **argv)
             failed++;
         }
     }
+    fill_csr_ratios(&a, res);
     print_table(&a, &d, res, load_s);
     fflush(stdout);
     rc = a.json ? write_json(cmd, &a, &d, res, load_s) : CLI_OK;
