@@ -5,15 +5,20 @@
  *
  * Rounding is round-to-nearest-even computed from the double itself (no
  * intermediate float, so no double rounding). The magnitude is computed as an
- * integer q = round(|v| / ulp) where ulp is the spacing of the target binade
- * (or of the subnormal range); because exponent and mantissa fields are
- * contiguous, a carry out of the mantissa moves into the next binade by
- * itself, and a subnormal that rounds up to 2^m becomes the smallest normal.
+ * integer pattern round(|v| / ulp) offset by the binade's base, where ulp is
+ * the spacing of the target binade (or of the subnormal range); because
+ * exponent and mantissa fields are contiguous, a carry out of the mantissa
+ * moves into the next binade by itself, a subnormal that rounds up to 2^m
+ * becomes the smallest normal, and "even" is the parity of the whole pattern
+ * (which matters for m = 0, where it is the exponent's lowest bit). The FP32
+ * bit method of ALGORITHMS.md section 3 gives the same bits for every float
+ * input (tests/exhaustive_e8my.c checks all 2^32).
  */
 #include "codec.h"
 #include "internal.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +41,33 @@ psl_status psl_codec_check(psl_codec c)
     return PSL_OK;
 }
 
+/* Parse 1-2 decimal digits at *p into *v and advance *p; false otherwise. */
+static bool parse_small_int(const char **p, int32_t *v)
+{
+    const char *s = *p;
+    int32_t x = 0;
+    int n = 0;
+    while (n < 2 && s[n] >= '0' && s[n] <= '9') {
+        x = 10 * x + (s[n] - '0');
+        n++;
+    }
+    if (n == 0 || (s[n] >= '0' && s[n] <= '9'))
+        return false;
+    *v = x;
+    *p = s + n;
+    return true;
+}
+
+/* "e<digits>m<digits>" (lower case, nothing else) into *c; not validated. */
+static bool parse_exmy(const char *s, psl_codec *c)
+{
+    if (*s++ != 'e' || !parse_small_int(&s, &c->exp_bits))
+        return false;
+    if (*s++ != 'm' || !parse_small_int(&s, &c->man_bits))
+        return false;
+    return *s == '\0';
+}
+
 psl_status psl_codec_parse(const char *name, psl_codec *codec)
 {
     if (!name || !codec)
@@ -51,18 +83,18 @@ psl_status psl_codec_parse(const char *name, psl_codec *codec)
         c = (psl_codec){5, 10};
     } else if (strcmp(low, "bf16") == 0) {
         c = (psl_codec){8, 7};
-    } else {
-        int e = -1, m = -1, used = 0;
-        if (sscanf(low, "e%dm%d%n", &e, &m, &used) != 2 || (size_t)used != n)
-            return psl_error(PSL_ERR_INVALID_VALUE,
-                             "unknown value codec '%s' (expected fp16, bf16 or eXmY, "
-                             "e.g. e8m10)",
-                             name);
-        c = (psl_codec){e, m};
+    } else if (!parse_exmy(low, &c)) {
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "unknown value codec '%s' (expected fp16, bf16 or eXmY, "
+                         "e.g. e8m10)",
+                         name);
     }
     psl_status st = psl_codec_check(c);
-    if (st != PSL_OK)
-        return st;
+    if (st != PSL_OK) { /* restate the reason with the name given */
+        char why[160];
+        snprintf(why, sizeof why, "%s", psl_last_error_message());
+        return psl_error(st, "value codec '%s': %s", name, why);
+    }
     *codec = c;
     return PSL_OK;
 }
@@ -71,24 +103,35 @@ psl_status psl_codec_name(psl_codec c, char *buf, size_t buflen)
 {
     if (!buf)
         return psl_error(PSL_ERR_NULL_POINTER, "buffer is NULL");
-    int k;
+    PSL_TRY(psl_codec_check(c));
+    char tmp[16]; /* "eXmYY" fits; buf is written only on success */
     if (c.exp_bits == 5 && c.man_bits == 10)
-        k = snprintf(buf, buflen, "fp16");
+        snprintf(tmp, sizeof tmp, "fp16");
     else if (c.exp_bits == 8 && c.man_bits == 7)
-        k = snprintf(buf, buflen, "bf16");
+        snprintf(tmp, sizeof tmp, "bf16");
     else
-        k = snprintf(buf, buflen, "e%dm%d", (int)c.exp_bits, (int)c.man_bits);
-    if (k < 0 || (size_t)k >= buflen)
-        return psl_error(PSL_ERR_INVALID_VALUE, "codec name buffer too small");
+        snprintf(tmp, sizeof tmp, "e%dm%d", (int)c.exp_bits, (int)c.man_bits);
+    size_t k = strlen(tmp);
+    if (k >= buflen)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "codec name buffer of %zu bytes too small for '%s' (needs %zu)",
+                         buflen, tmp, k + 1);
+    memcpy(buf, tmp, k + 1);
     return PSL_OK;
 }
 
-/* Round sig >> s to nearest, ties to even (s >= 1). */
-static uint64_t rne_shift(uint64_t sig, int s)
+/*
+ * The codec pattern base + (sig >> s), rounded to nearest on the bits shifted
+ * out, ties to the even *pattern* (s >= 1). base is the pattern of the binade
+ * below sig's leading bit, so the parity is that of the stored mantissa LSB;
+ * for m = 0 it is the exponent LSB, as in the FP32 bit method of
+ * ALGORITHMS.md section 3 (the significand alone would always be odd there).
+ */
+static uint64_t round_pattern(uint64_t base, uint64_t sig, int s)
 {
     if (s >= 64)
-        return 0; /* sig < 2^53 < half */
-    uint64_t q = sig >> s;
+        return base; /* sig < 2^53 < half an ulp */
+    uint64_t q = base + (sig >> s);
     uint64_t rem = sig & ((UINT64_C(1) << s) - 1);
     uint64_t half = UINT64_C(1) << (s - 1);
     if (rem > half || (rem == half && (q & 1)))
@@ -120,12 +163,10 @@ psl_status psl_codec_encode_raw(psl_codec c, psl_overflow policy, double value,
             sig |= UINT64_C(1) << 52;
             E = ef - 1023;
         }
-        if (E >= emin) {
-            uint64_t q = rne_shift(sig, 52 - m); /* in [2^m, 2^(m+1)] */
-            mag = ((uint64_t)(E + bias) << m) + (q - (UINT64_C(1) << m));
-        } else {
-            mag = rne_shift(sig, 52 - m + (emin - E)); /* subnormal grid */
-        }
+        if (E >= emin) /* normal: sig >> (52-m) is in [2^m, 2^(m+1)) */
+            mag = round_pattern((uint64_t)(E + bias - 1) << m, sig, 52 - m);
+        else /* subnormal grid 2^(emin-m) */
+            mag = round_pattern(0, sig, 52 - m + (emin - E));
         if (mag >= inf_mag) {
             if (policy != PSL_OVERFLOW_SATURATE)
                 return PSL_ERR_CODEC_OVERFLOW;
@@ -154,6 +195,9 @@ psl_status psl_codec_encode(psl_codec c, psl_overflow policy, double value, uint
 
 double psl_codec_decode(psl_codec c, uint32_t bits)
 {
+    if (c.exp_bits < 2 || c.exp_bits > 8 || c.man_bits < 0 || c.man_bits > 23 ||
+        c.exp_bits + c.man_bits > 29)
+        return NAN; /* invalid codec (psl_codec_check says why) */
     const int e = c.exp_bits, m = c.man_bits, V = 1 + e + m;
     const int bias = (1 << (e - 1)) - 1;
     const uint32_t sign = (bits >> (V - 1)) & 1u;

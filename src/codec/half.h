@@ -17,7 +17,7 @@ PSL_HD float psl_half_to_float(uint16_t h)
     if (mag >= 0x7c00u) /* Inf or NaN */
         return psl_bits_to_float(sign | 0x7f800000u | ((mag & 0x3ffu) << 13));
     /* exact: move exponent LSB to bit 23 and rescale by 2^(127-15) */
-    return psl_bits_to_float(sign | (mag << 13)) * 5.192296858534828e+33f;
+    return psl_bits_to_float(sign | (mag << 13)) * 0x1p112f;
 }
 
 PSL_HD uint16_t psl_float_to_half(float f)

@@ -1,0 +1,615 @@
+/*
+ * test_cli.c -- tests of the packsell command, run as a separate process
+ * (path in $PSL_PACKSELL_EXE) with temporary files: help and usage, exit
+ * codes of usage (2) and runtime (1) errors, gen -> info round trip, spmv in
+ * every format and permutation against a product computed here from the
+ * Matrix Market file, convert -> spmv from the binary file, and the bench
+ * JSON (checked by a small JSON validator).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "packsell.h"
+#include "harness.h"
+
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static char out_text[1 << 17], err_text[1 << 16];
+
+/* Path of a file in the temporary directory; the same name always gives
+ * the same, permanently valid string (at most 64 names). */
+static const char *tmp(const char *name)
+{
+    static char names[64][64], paths[64][512];
+    static int count;
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return paths[i];
+    if (count == 64 || strlen(name) >= sizeof names[0]) {
+        fprintf(stderr, "tmp(): too many or too long names\n");
+        exit(1);
+    }
+    snprintf(names[count], sizeof names[count], "%s", name);
+    snprintf(paths[count], sizeof paths[count], "%s/%s", tmpdir, name);
+    return paths[count++];
+}
+
+/* Read a whole file into buf (NUL-terminated, truncated to len-1). */
+static void slurp(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* Run "packsell ARGS" with stdout/stderr captured in out_text/err_text;
+ * returns the exit status (-1 if it did not exit normally). */
+static int run(const char *fmt, ...)
+{
+    char args[2048], line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    const char *exe = getenv("PSL_PACKSELL_EXE");
+    if (!exe || !*exe) {
+        fprintf(stderr, "PSL_PACKSELL_EXE is not set\n");
+        return -1;
+    }
+    snprintf(line, sizeof line, "'%s' %s >'%s' 2>'%s'", exe, args, tmp("stdout.txt"),
+             tmp("stderr.txt"));
+    int st = system(line);
+    slurp(tmp("stdout.txt"), out_text, sizeof out_text);
+    slurp(tmp("stderr.txt"), err_text, sizeof err_text);
+    /* a sanitizer report in the child is a failure whatever its exit code */
+    CHECK_MSG(!strstr(err_text, "Sanitizer") && !strstr(err_text, "runtime error:"),
+              "packsell %s:\n%s", args, err_text);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+/* ---- a minimal JSON validator (RFC 8259 grammar) */
+static const char *js_value(const char *p, int depth);
+static const char *js_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+static const char *js_string(const char *p)
+{
+    if (*p++ != '"')
+        return NULL;
+    while (*p != '"') {
+        if ((unsigned char)*p < 0x20)
+            return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+                        return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+                return NULL;
+            }
+        }
+        p++;
+    }
+    return p + 1;
+}
+static const char *js_digits(const char *p)
+{
+    if (*p < '0' || *p > '9')
+        return NULL;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+static const char *js_number(const char *p)
+{
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (!(p = js_digits(p)))
+        return NULL;
+    if (*p == '.' && !(p = js_digits(p + 1)))
+        return NULL;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        p = js_digits(p);
+    }
+    return p;
+}
+static const char *js_value(const char *p, int depth)
+{
+    p = js_ws(p);
+    if (depth > 64)
+        return NULL;
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = js_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                if (!(p = js_string(js_ws(p))))
+                    return NULL;
+                p = js_ws(p);
+                if (*p++ != ':')
+                    return NULL;
+            }
+            if (!(p = js_value(p, depth + 1)))
+                return NULL;
+            p = js_ws(p);
+            if (*p == close)
+                return p + 1;
+            if (*p++ != ',')
+                return NULL;
+        }
+    }
+    if (*p == '"')
+        return js_string(p);
+    if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0)
+        return p + 4;
+    if (strncmp(p, "false", 5) == 0)
+        return p + 5;
+    return js_number(p);
+}
+static int json_valid(const char *text)
+{
+    const char *p = js_value(text, 0);
+    return p && *js_ws(p) == '\0';
+}
+
+/* Number after "key": in JSON text (first occurrence); NAN if absent/null. */
+static double json_num(const char *text, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(text, pat);
+    if (!p)
+        return NAN;
+    p += strlen(pat);
+    char *end;
+    double v = strtod(p, &end);
+    return end == p ? NAN : v;
+}
+
+/* Whether "key": "value" occurs in JSON text. */
+static int json_has_str(const char *text, const char *key, const char *value)
+{
+    char pat[256];
+    snprintf(pat, sizeof pat, "\"%s\": \"%s\"", key, value);
+    return strstr(text, pat) != NULL;
+}
+
+/* ---- reference product from a Matrix Market file */
+
+/* y = alpha*A*x + beta*y0 of the matrix in path (y0 may be NULL). */
+static double *reference(const char *path, const double *x, double alpha, double beta,
+                         const double *y0, int64_t *nrows)
+{
+    psl_matrix *A = NULL;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *va;
+    psl_matrix_info info;
+    if (psl_mm_read(&A, path) != PSL_OK || psl_matrix_get_info(A, &info) != PSL_OK ||
+        psl_matrix_csr_view(A, &rp, &ci, &va) != PSL_OK) {
+        psl_matrix_destroy(&A);
+        return NULL;
+    }
+    double *y = malloc((size_t)info.nrows * sizeof *y + 1);
+    for (int64_t i = 0; i < info.nrows; i++) {
+        double s = 0;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            s += va[k] * x[ci[k]];
+        y[i] = alpha * s + (y0 ? beta * y0[i] : 0.0);
+    }
+    *nrows = info.nrows;
+    psl_matrix_destroy(&A);
+    return y;
+}
+
+/* Largest |y_file - ref| (INFINITY if the file cannot be read or differs
+ * in length). */
+static double max_diff(const char *yfile, const double *ref, int64_t n)
+{
+    double *y = NULL;
+    int64_t ny = 0;
+    if (psl_mm_read_vector(yfile, &y, &ny) != PSL_OK || ny != n) {
+        psl_free(y);
+        return INFINITY;
+    }
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs(y[i] - ref[i]);
+        if (!(e <= d))
+            d = e;
+    }
+    psl_free(y);
+    return d;
+}
+
+/* ---- tests */
+
+TEST(help_and_version)
+{
+    const char *cmds[] = {"gen", "info", "convert", "spmv", "bench"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "Usage: packsell %s", cmds[i]);
+        CHECK_MSG(run("%s --help", cmds[i]) == 0, "%s --help: %s", cmds[i], err_text);
+        CHECK_MSG(strstr(out_text, want) != NULL, "%s --help printed: %s", cmds[i], out_text);
+        CHECK(run("%s -h", cmds[i]) == 0);
+        CHECK(run("help %s", cmds[i]) == 0 && strstr(out_text, want));
+    }
+    CHECK(run("bench --help") == 0 && strstr(out_text, "gen:hpcg:6:6:6"));
+    CHECK(run("--help") == 0 && strstr(out_text, "Commands:"));
+    CHECK(run("--version") == 0 && strstr(out_text, psl_version()));
+    CHECK(run("") == 2 && strstr(err_text, "Usage: packsell"));
+}
+
+TEST(gen_info_roundtrip)
+{
+    CHECK_MSG(run("gen hpcg:3:3:3 -o '%s'", tmp("h3.mtx")) == 0, "%s", err_text);
+    CHECK_MSG(run("info '%s' --json", tmp("h3.mtx")) == 0, "%s", err_text);
+    CHECK_MSG(json_valid(out_text), "invalid JSON: %s", out_text);
+    CHECK(json_num(out_text, "rows") == 512);
+    CHECK(json_num(out_text, "cols") == 512);
+    CHECK(json_num(out_text, "nnz") == 10648);
+    CHECK(json_num(out_text, "max_row_nnz") == 27);
+    CHECK(json_num(out_text, "kleft") == 73); /* 8*8 + 8 + 1 */
+    CHECK(json_num(out_text, "rsd") > 0 && json_num(out_text, "rsd") < 1);
+    CHECK(json_has_str(out_text, "format", "csr"));
+    CHECK(json_has_str(out_text, "values", "fp64"));
+    CHECK(json_num(out_text, "bytes") == 513 * 8 + 10648 * 12);
+
+    /* the same from the generator directly, as PackSELL FP16 */
+    CHECK_MSG(run("info gen:hpcg:3:3:3 --format packsell --json") == 0, "%s", err_text);
+    CHECK(json_valid(out_text));
+    CHECK(json_num(out_text, "nnz") == 10648);
+    CHECK(json_has_str(out_text, "format", "packsell"));
+    CHECK(json_has_str(out_text, "values", "fp16"));
+    CHECK(json_num(out_text, "D") == 15);
+    CHECK(json_num(out_text, "C") == 32 && json_num(out_text, "sigma") == 256);
+    double words = json_num(out_text, "words"), dummies = json_num(out_text, "dummies");
+    CHECK(words >= 10648 && dummies == 0);
+    CHECK(json_num(out_text, "bytes") >= 4 * words);
+    double ratio = json_num(out_text, "ratio_sell");
+    CHECK_MSG(ratio > 0.6 && ratio < 0.7, "ratio %g", ratio);
+
+    /* eXm with --delta-bits */
+    CHECK_MSG(run("info gen:hpcg:3:3:3 --format packsell --values e8m --delta-bits 12 --json") == 0,
+              "%s", err_text);
+    CHECK(json_has_str(out_text, "values", "e8m10") && json_num(out_text, "D") == 12);
+    CHECK(run("info gen:hpcg:3:3:3 --format packsell --values e8m10 --delta-bits 12 --json") == 0);
+
+    /* the readable table */
+    CHECK(run("info gen:hpcg:3:3:3 --format sell --values fp16") == 0);
+    CHECK(strstr(out_text, "10648") && strstr(out_text, "512 x 512"));
+
+    /* binary output of gen */
+    CHECK_MSG(run("gen lap2d:5 --binary -o '%s'", tmp("l5.psl")) == 0, "%s", err_text);
+    CHECK(run("info '%s' --json", tmp("l5.psl")) == 0 && json_num(out_text, "nnz") == 105);
+}
+
+/* Run spmv of matrix file mtx with the given extra options; compare y with
+ * ref (exact arithmetic: the values are small dyadic numbers). */
+static void check_spmv(const char *mtx, const char *xarg, const char *opts, const double *ref,
+                       int64_t n)
+{
+    int rc = run("spmv '%s' --x %s -o '%s' %s", mtx, xarg, tmp("y.mtx"), opts);
+    CHECK_MSG(rc == 0, "spmv %s: exit %d: %s", opts, rc, err_text);
+    double d = max_diff(tmp("y.mtx"), ref, n);
+    CHECK_MSG(d == 0, "spmv %s: max |y - ref| = %g", opts, d);
+    remove(tmp("y.mtx"));
+}
+
+TEST(spmv_formats_and_permutations)
+{
+    const char *mtx = tmp("h3s.mtx");
+    CHECK_MSG(run("gen hpcg:3:3:3 -o '%s'", mtx) == 0, "%s", err_text);
+    int64_t n = 512, m = 0;
+    double *ones = malloc(n * sizeof *ones), *x = malloc(n * sizeof *x);
+    for (int64_t j = 0; j < n; j++) {
+        ones[j] = 1.0;
+        x[j] = (double)(j % 7 + 1) / 8.0;
+    }
+    CHECK_OK(psl_mm_write_vector(tmp("x.mtx"), x, n));
+    double *r1 = reference(mtx, ones, 1.0, 0.0, NULL, &m);
+    double *rx = reference(mtx, x, 1.0, 0.0, NULL, &m);
+    CHECK(r1 && rx && m == n);
+    if (!r1 || !rx)
+        goto done;
+    const char *variants[] = {
+        "",
+        "--format csr --values fp32 --vectors fp32",
+        "--format sell",
+        "--format sell --permute explicit",
+        "--format sell --slice 8 --sigma 64 --permute explicit --values fp32 --vectors fp32",
+        "--format sell --values fp16 --vectors fp16 --permute explicit",
+        "--format packsell",
+        "--format packsell --permute explicit",
+        "--format packsell --slice 4 --sigma 16 --permute explicit",
+        "--format packsell --slice 4 --sigma 16 --permute implicit --vectors fp16",
+        "--format packsell --values e8m10 --vectors fp32 --permute explicit",
+        "--format packsell --values e8m --delta-bits 4 --sigma 0", /* dummies */
+    };
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        if (i % 3 == 0) /* --x ones on a few variants: they differ only in x */
+            check_spmv(mtx, "ones", variants[i], r1, n);
+        char xarg[600];
+        snprintf(xarg, sizeof xarg, "'%s'", tmp("x.mtx"));
+        check_spmv(mtx, xarg, variants[i], rx, n);
+    }
+    /* explicit sigma sorting really reorders the rows of this matrix, so the
+     * original-order checks above can fail */
+    {
+        psl_matrix *A = NULL, *P = NULL;
+        psl_convert_options o;
+        psl_convert_options_init(&o);
+        o.format = PSL_FORMAT_PACKSELL;
+        o.slice_height = 4;
+        o.sigma = 16;
+        o.permute = PSL_PERMUTE_EXPLICIT;
+        int32_t *order = malloc(n * sizeof *order);
+        int moved = 0;
+        CHECK_OK(psl_mm_read(&A, mtx));
+        CHECK_OK(psl_matrix_convert(&P, A, &o));
+        CHECK_OK(psl_matrix_row_order(P, order));
+        for (int64_t i = 0; P && i < n; i++)
+            moved += order[i] != i && r1[order[i]] != r1[i];
+        CHECK(moved > 0);
+        free(order);
+        psl_matrix_destroy(&A);
+        psl_matrix_destroy(&P);
+    }
+
+    /* alpha, beta, y0 (explicit permutation: y0 must be permuted too) */
+    double *y0 = malloc(n * sizeof *y0);
+    for (int64_t i = 0; i < n; i++)
+        y0[i] = (double)(i % 5) - 2.0;
+    CHECK_OK(psl_mm_write_vector(tmp("y0.mtx"), y0, n));
+    double *rab = reference(mtx, x, 2.0, -0.5, y0, &m);
+    char opts[1024];
+    snprintf(opts, sizeof opts, "--alpha 2 --beta=-0.5 --y0 '%s' --format sell --permute explicit",
+             tmp("y0.mtx"));
+    char xarg[600];
+    snprintf(xarg, sizeof xarg, "'%s'", tmp("x.mtx"));
+    check_spmv(mtx, xarg, opts, rab, n);
+    snprintf(opts, sizeof opts, "--alpha 2 --beta -0.5 --y0 '%s' --format packsell --vectors fp32",
+             tmp("y0.mtx"));
+    check_spmv(mtx, xarg, opts, rab, n);
+    free(rab);
+    free(y0);
+
+    /* --x random is deterministic */
+    CHECK(run("spmv '%s' --x random:7 -o '%s'", mtx, tmp("ya.mtx")) == 0);
+    CHECK(run("spmv '%s' --x random:7 -o '%s' --format packsell --values e8m21 --permute explicit",
+              mtx, tmp("yb.mtx")) == 0);
+    {
+        double *ya = NULL, *yb = NULL;
+        int64_t na = 0, nb = 0;
+        CHECK_OK(psl_mm_read_vector(tmp("ya.mtx"), &ya, &na));
+        CHECK_OK(psl_mm_read_vector(tmp("yb.mtx"), &yb, &nb));
+        double d = 0;
+        for (int64_t i = 0; ya && yb && na == n && nb == n && i < n; i++)
+            d = fmax(d, fabs(ya[i] - yb[i]));
+        CHECK(ya && yb && na == n && nb == n && d < 1e-4);
+        psl_free(ya);
+        psl_free(yb);
+    }
+done:
+    free(r1);
+    free(rx);
+    free(ones);
+    free(x);
+}
+
+TEST(convert_then_spmv)
+{
+    const char *mtx = tmp("h3c.mtx"), *psl = tmp("h3c.psl");
+    CHECK(run("gen hpcg:3:3:3 -o '%s'", mtx) == 0);
+    int64_t n = 512, m = 0;
+    double *ones = malloc(n * sizeof *ones);
+    for (int64_t j = 0; j < n; j++)
+        ones[j] = 1.0;
+    double *r1 = reference(mtx, ones, 1.0, 0.0, NULL, &m);
+    CHECK(r1 && m == n);
+    const char *variants[] = {"--format packsell --permute explicit --slice 8 --sigma 32",
+                              "--format packsell --values e8m10",
+                              "--format sell --values fp32 --permute explicit", ""};
+    for (size_t i = 0; r1 && i < sizeof variants / sizeof variants[0]; i++) {
+        CHECK_MSG(run("convert '%s' -o '%s' %s", mtx, psl, variants[i]) == 0, "%s", err_text);
+        CHECK(run("info '%s' --json", psl) == 0 && json_num(out_text, "nnz") == 10648);
+        if (i == 0)
+            CHECK(json_has_str(out_text, "format", "packsell") &&
+                  json_has_str(out_text, "permute", "explicit") &&
+                  json_num(out_text, "C") == 8);
+        check_spmv(psl, "ones", "", r1, n);                   /* as stored */
+        check_spmv(psl, "ones", "--format csr", r1, n);       /* decoded */
+        check_spmv(psl, "ones", "--format packsell", r1, n); /* re-encoded */
+    }
+    free(r1);
+    free(ones);
+}
+
+TEST(bench_json)
+{
+    const char *json = tmp("bench.json");
+    int rc = run("bench gen:lap2d:12 --device cpu --reps 3 --min-time 0 --warmup 1 --json '%s'",
+                 json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    CHECK(strstr(out_text, "PackSELL") || strstr(out_text, "packsell"));
+    static char text[1 << 16];
+    slurp(json, text, sizeof text);
+    CHECK_MSG(json_valid(text), "invalid JSON:\n%s", text);
+    const char *names[] = {"csr-fp64",  "csr-fp32",      "sell-fp64",      "sell-fp32",
+                           "sell-fp16", "packsell-fp16", "packsell-e8m21", "packsell-e8m10"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
+        const char *p = strstr(text, pat);
+        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
+        if (!p)
+            continue;
+        CHECK(json_num(p, "runs") >= 3);
+        CHECK(json_num(p, "median_us") > 0);
+        CHECK(json_num(p, "gflops") > 0);
+        double be = json_num(p, "backward_error");
+        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
+        if (strstr(names[i], "fp64"))
+            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
+    }
+    CHECK(json_num(text, "rows") == 144 && json_num(text, "nnz") == 5 * 144 - 4 * 12);
+    CHECK(strstr(text, "\"date\": \"") && strstr(text, "\"host\": \"") &&
+          strstr(text, "\"packsell_version\": \""));
+
+    /* a chosen kernel list, explicit permutation, beta != 0 */
+    rc = run("bench gen:lap2d:12 --reps 2 --min-time 0 --kernels sell-bf16,packsell-e8m13:fp32 "
+             "--permute explicit --beta 1 --json '%s'",
+             json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(json_valid(text) && strstr(text, "packsell-e8m13:fp32") &&
+          !strstr(text, "csr-fp64"));
+    CHECK(json_num(text, "backward_error") < 1e-2);
+}
+
+TEST(usage_errors_exit_2)
+{
+    const char *mtx = tmp("l4.mtx");
+    CHECK(run("gen lap2d:4 -o '%s'", mtx) == 0);
+    const char *lines[] = {
+        "frobnicate",
+        "--frobnicate",
+        "gen",
+        "gen lap2d:4",
+        "gen lap2d:4 -o",
+        "info",
+        "info gen:lap2d:4 --bogus",
+        "info gen:lap2d:4 --format",
+        "info gen:lap2d:4 --format coo",
+        "info gen:lap2d:4 --json=yes",
+        "info gen:lap2d:4 extra",
+        "info gen:lap2d:4 --slice 8",
+        "info gen:lap2d:4 --format sell --slice x",
+        "info gen:lap2d:4 --format sell --slice 0",
+        "info gen:lap2d:4 --format sell --slice 8 --sigma 12",
+        "info gen:lap2d:4 --format sell --permute sideways",
+        "info gen:lap2d:4 --format sell --delta-bits 4",
+        "info gen:lap2d:4 --format csr --values fp16",
+        "info gen:lap2d:4 --format packsell --values e8m",
+        "convert gen:lap2d:4",
+        "spmv gen:lap2d:4 -o y.mtx",
+        "spmv gen:lap2d:4 --x ones",
+        "spmv gen:lap2d:4 --x ones -o y.mtx --vectors bf16",
+        "spmv gen:lap2d:4 --x ones -o y.mtx --alpha one",
+        "spmv gen:lap2d:4 --x ones -o y.mtx --beta 1",
+        "spmv gen:lap2d:4 --x random:abc -o y.mtx",
+        "spmv gen:lap2d:4 --x ones -o y.mtx --device tpu",
+        "bench gen:lap2d:4 --reps abc",
+        "bench gen:lap2d:4 --reps 0",
+        "bench gen:lap2d:4 --kernels nope-fp64",
+        "bench gen:lap2d:4 --kernels csr-fp16",
+        "bench gen:lap2d:4 --kernels sell-fp32,",
+        "bench gen:lap2d:4 --min-time -1",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        int rc = run("%s", lines[i]);
+        CHECK_MSG(rc == 2, "'%s' exit %d (stderr: %s)", lines[i], rc, err_text);
+        CHECK_MSG(strncmp(err_text, "packsell", 8) == 0 && strlen(err_text) > 12,
+                  "'%s' message: %s", lines[i], err_text);
+    }
+    CHECK(run("info gen:lap2d:4 --bogus") == 2 && strstr(err_text, "--bogus"));
+    CHECK(run("spmv gen:lap2d:4 --x ones") == 2 && strstr(err_text, "-o"));
+}
+
+TEST(runtime_errors_exit_1)
+{
+    CHECK(run("info '%s'", tmp("does-not-exist.mtx")) == 1);
+    CHECK_MSG(strstr(err_text, "packsell info: ") == err_text &&
+                  strstr(err_text, "does-not-exist.mtx"),
+              "%s", err_text);
+    CHECK(run("info gen:lap2d:4 --format packsell --values e9m30") == 1);
+    CHECK(strstr(err_text, "packsell info: ") == err_text);
+    CHECK(run("info gen:lap2d:4 --format packsell --values nonsense") == 1);
+    CHECK(strstr(err_text, "nonsense"));
+    CHECK(run("info gen:lap2d:4 --format packsell --values e8m10 --delta-bits 10") == 1);
+    CHECK(strstr(err_text, "--delta-bits") && strstr(err_text, "12"));
+    CHECK(run("gen hpcg:x:1 -o '%s'", tmp("bad.mtx")) == 1);
+    CHECK(strstr(err_text, "packsell gen: ") == err_text);
+
+    double x3[3] = {1, 2, 3};
+    CHECK_OK(psl_mm_write_vector(tmp("x3.mtx"), x3, 3));
+    CHECK(run("spmv gen:lap2d:4 --x '%s' -o '%s'", tmp("x3.mtx"), tmp("y.mtx")) == 1);
+    CHECK_MSG(strstr(err_text, "3 entries") && strstr(err_text, "16 columns"), "%s", err_text);
+    CHECK(run("spmv gen:lap2d:4 --x ones -o '%s' --beta 1 --y0 '%s'", tmp("y.mtx"),
+              tmp("x3.mtx")) == 1);
+    CHECK(strstr(err_text, "16 rows"));
+    CHECK(run("spmv gen:lap2d:4 --x '%s' -o '%s'", tmp("nothere.mtx"), tmp("y.mtx")) == 1);
+    CHECK(strstr(err_text, "nothere.mtx"));
+    /* fp16 vectors: x beyond the FP16 range is reported, not turned into Inf */
+    double big[16];
+    for (int i = 0; i < 16; i++)
+        big[i] = i == 5 ? 1e6 : 1.0;
+    CHECK_OK(psl_mm_write_vector(tmp("xbig.mtx"), big, 16));
+    CHECK(run("spmv gen:lap2d:4 --x '%s' -o '%s' --vectors fp16", tmp("xbig.mtx"),
+              tmp("y.mtx")) == 1);
+    CHECK_MSG(strstr(err_text, "x[5]"), "%s", err_text);
+    /* a corrupt binary file */
+    FILE *f = fopen(tmp("junk.psl"), "wb");
+    if (f) {
+        fputs("PSLjunkjunkjunkjunk", f);
+        fclose(f);
+    }
+    CHECK(run("info '%s'", tmp("junk.psl")) == 1);
+    /* CUDA is not in the command yet (nor in a CPU build) */
+    CHECK(run("spmv gen:lap2d:4 --x ones -o '%s' --device cuda", tmp("y.mtx")) == 1);
+    CHECK(strstr(err_text, "cuda"));
+    CHECK(run("bench gen:lap2d:4 --device cuda") == 1);
+    /* writing into a missing directory */
+    CHECK(run("convert gen:lap2d:4 -o '%s/no/such/dir/a.psl'", tmpdir) == 1);
+}
+
+static const psl_test_case tests[] = {
+    {"help_and_version", help_and_version},
+    {"gen_info_roundtrip", gen_info_roundtrip},
+    {"spmv_formats_and_permutations", spmv_formats_and_permutations},
+    {"convert_then_spmv", convert_then_spmv},
+    {"bench_json", bench_json},
+    {"usage_errors_exit_2", usage_errors_exit_2},
+    {"runtime_errors_exit_1", runtime_errors_exit_1},
+};
+
+/* PSL_TEST_MAIN with a temporary directory around it. */
+int run_all(int argc, char **argv);
+#define main run_all
+PSL_TEST_MAIN(tests)
+#undef main
+
+int main(int argc, char **argv)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/psl_cli_XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int rc = run_all(argc, argv);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * cli.h -- shared pieces of the packsell command: exit codes, the option
+ * parser, error reporting, matrix/format option handling, vectors, timing
+ * and a tiny JSON writer. Built only on the public API (include/packsell.h).
+ */
+#ifndef PSL_CLI_H
+#define PSL_CLI_H
+
+#include "packsell.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- exit codes */
+enum {
+    CLI_OK = 0,      /* success */
+    CLI_RUNTIME = 1, /* the work failed (bad file, library error, ...) */
+    CLI_USAGE = 2,   /* the command line is wrong */
+    CLI_HELP = -1    /* internal: --help was asked for (exit 0 after usage) */
+};
+
+/* ---- errors: all print "packsell <cmd>: <message>" to stderr */
+
+/* A usage error: message plus a hint to --help; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A runtime error with our own message; returns CLI_RUNTIME. */
+int cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A failed library call: prints psl_last_error_message() (or the status
+ * text when the message is empty); returns CLI_RUNTIME. */
+int cli_lib_error(const char *cmd, psl_status st);
+
+/* ---- option parser */
+
+/* One option of a subcommand. The parser fills value/present. */
+typedef struct cli_opt {
+    const char *name;  /* "--output" */
+    const char *alias; /* "-o" or NULL */
+    int takes_value;   /* 1: --name VALUE or --name=VALUE; 0: a flag */
+    const char *value; /* the value (last one wins), NULL if absent */
+    int present;       /* number of times given */
+} cli_opt;
+
+/* Parse argv[0..argc) (the words after the subcommand name) into opts and
+ * positional arguments (at most max_pos, into pos[], count in *npos).
+ * "--" ends the options. -h/--help anywhere returns CLI_HELP. Unknown
+ * options, missing values, values given to flags and too many positional
+ * arguments print an error and return CLI_USAGE. */
+int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts, int nopts,
+              const char **pos, int max_pos, int *npos);
+
+/* The option called name (must exist in the table). */
+cli_opt *cli_find(cli_opt *opts, int nopts, const char *name);
+
+/* Parse a whole decimal integer / a finite double in [lo, hi]; on failure
+ * print a usage error naming the option and return CLI_USAGE. */
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long long lo,
+                  long long hi, long long *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+
+/* ---- matrices and formats */
+
+/* Open a MATRIX argument (gen: spec, binary file, Matrix Market file) and
+ * report the seconds it took (may be NULL). */
+psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds);
+
+/* Storage-format options shared by info, convert and spmv. */
+typedef struct cli_format_args {
+    const char *format, *values, *delta_bits, *slice, *sigma, *permute, *overflow;
+} cli_format_args;
+
+/* Option-table entries of the format options (put them in a cli_opt[]). */
+#define CLI_FORMAT_OPTS                                                              \
+    {"--format", NULL, 1, NULL, 0}, {"--values", NULL, 1, NULL, 0},                  \
+        {"--delta-bits", NULL, 1, NULL, 0}, {"--slice", NULL, 1, NULL, 0},           \
+        {"--sigma", NULL, 1, NULL, 0}, {"--permute", NULL, 1, NULL, 0},              \
+        {"--overflow", NULL, 1, NULL, 0}
+
+/* Help text of the format options. */
+#define CLI_FORMAT_HELP                                                              \
+    "Format options:\n"                                                              \
+    "      --format F       csr (default), sell or packsell\n"                       \
+    "      --values V       csr: fp64 (default) or fp32; sell: fp64 (default), fp32,\n" \
+    "                       fp16 or bf16; packsell: a codec, fp16 (default), bf16,\n" \
+    "                       eXmY (e.g. e8m10), or eXm together with --delta-bits\n"   \
+    "      --delta-bits D   packsell delta bits; must agree with the codec\n"        \
+    "                       (D = 30 - X - Y), or gives Y for --values eXm\n"         \
+    "      --slice C        slice height of sell/packsell (default 32)\n"            \
+    "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"    \
+    "      --permute P      implicit (default) or explicit sigma permutation\n"      \
+    "      --overflow O     values beyond the codec range: error (default) or\n"    \
+    "                       saturate\n"
+
+/* Collect the format options of a parsed table into fa. */
+void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa);
+
+/* Turn format options into convert options (defaults: csr, fp64; packsell
+ * values default to fp16; C 32, sigma 256, implicit). Returns CLI_OK, or
+ * prints the error and returns CLI_USAGE (bad syntax, option not applicable
+ * to the format) or CLI_RUNTIME (bad codec, --delta-bits inconsistent with
+ * the codec). */
+int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt);
+
+/* Convert the FP64 CSR matrix src with opt. CSR FP64 gives a copy. */
+psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
+                       psl_matrix **out, double *seconds);
+
+/* Whether any format option was given. */
+int cli_format_given(const cli_format_args *fa);
+
+/* Open source and bring it into the format of opt (a matrix stored in
+ * another format is decoded to FP64 CSR first). opt == NULL keeps the
+ * matrix as stored. Prints errors; returns CLI_OK or CLI_RUNTIME. */
+int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,
+                    psl_matrix **out, double *load_seconds, double *convert_seconds);
+
+/* Display names. */
+const char *cli_format_name(psl_format f);
+const char *cli_scalar_name(psl_scalar s);
+/* "fp64", "fp32", "fp16", "bf16" -> scalar; 0 on success, -1 if unknown. */
+int cli_scalar_parse(const char *s, psl_scalar *out);
+/* The value name of a matrix info: scalar for CSR/SELL, codec for PackSELL
+ * (buf >= 16 bytes). */
+const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len);
+
+/* Check that the device is usable; "cpu" is, "cuda" is not yet in the
+ * command. Prints the error; returns CLI_OK, CLI_USAGE or CLI_RUNTIME. */
+int cli_check_device(const char *cmd, const char *device);
+
+/* ---- vectors (vec.c) */
+
+/* Bytes of one vector element of type t (FP64, FP32, FP16). */
+size_t cli_vec_size(psl_scalar t);
+/* Convert n doubles into a new array of type t (malloc'd, caller frees).
+ * A finite value beyond the type's range is an error naming the entry
+ * (what = "x", "y0"). Returns NULL with psl-like message in errbuf. */
+void *cli_vec_from_double(const double *x, int64_t n, psl_scalar t, const char *what,
+                          char *errbuf, size_t errlen);
+/* Convert n values of type t to doubles into y. */
+void cli_vec_to_double(const void *v, int64_t n, psl_scalar t, double *y);
+/* Round a double to the nearest fp16 value (as a double; saturates). */
+double cli_round_fp16(double v);
+
+/* Next number of a deterministic splitmix64 stream, as a double uniform in
+ * [-1, 1) (multiples of 2^-52). */
+double cli_uniform_pm1(uint64_t *state);
+
+/* ---- timing (timer.c) */
+
+/* Monotonic wall clock in seconds. */
+double cli_now(void);
+/* Median of n > 0 samples (the array is sorted in place). */
+double cli_median(double *t, int64_t n);
+
+/* ---- JSON writer (json.c) */
+
+typedef struct cli_json {
+    FILE *f;
+    int depth;
+    int count[32]; /* values written at each nesting level */
+} cli_json;
+
+void cli_json_init(cli_json *j, FILE *f);
+/* key is NULL for array elements and the top-level value. */
+void cli_json_begin_object(cli_json *j, const char *key);
+void cli_json_end_object(cli_json *j);
+void cli_json_begin_array(cli_json *j, const char *key);
+void cli_json_end_array(cli_json *j);
+void cli_json_string(cli_json *j, const char *key, const char *v); /* NULL: null */
+void cli_json_int(cli_json *j, const char *key, int64_t v);
+void cli_json_double(cli_json *j, const char *key, double v); /* non-finite: null */
+void cli_json_bool(cli_json *j, const char *key, int v);
+void cli_json_null(cli_json *j, const char *key);
+/* Write a string with JSON escaping (quotes included). */
+void cli_json_write_string(FILE *f, const char *s);
+/* Shortest "%.{15,16,17}g" text of v that reads back as v (buf >= 32). */
+const char *cli_json_number(double v, char *buf, size_t len);
+
+/* ---- subcommands: argc/argv are the words after the subcommand name */
+int cmd_gen(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

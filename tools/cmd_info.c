@@ -1,0 +1,167 @@
+/*
+ * cmd_info.c -- "packsell info MATRIX [format options] [--json]": the shape,
+ * row statistics and storage footprint of a matrix in a chosen format, as a
+ * readable table or one JSON object.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+static void usage(void)
+{
+    printf("Usage: packsell info MATRIX [format options] [--json]\n"
+           "\n"
+           "Print the shape, row statistics (nnz per row, RSD, lower bandwidth kleft)\n"
+           "and the storage footprint of MATRIX in a format. Without format options a\n"
+           "Matrix Market file or generator is shown as FP64 CSR and a packsell binary\n"
+           "file in its stored format.\n"
+           "\n"
+           "MATRIX: gen:SPEC, a packsell binary file or a Matrix Market file.\n"
+           "\n"
+           "Options:\n"
+           "      --json           print one JSON object instead of a table\n"
+           "  -h, --help           this help\n"
+           CLI_FORMAT_HELP
+           "\n"
+           "Example: packsell info gen:hpcg:5:5:5 --format packsell --values fp16 --json\n");
+}
+
+/* Ratio a/b, or a negative number when b is 0 (printed as null / "-"). */
+static double ratio(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : -1.0; }
+
+static void print_json(const char *source, const psl_matrix_info *in, double load_s,
+                       double conv_s)
+{
+    char vbuf[32];
+    int sliced = in->format != PSL_FORMAT_CSR, packed = in->format == PSL_FORMAT_PACKSELL;
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_begin_object(&j, NULL);
+    cli_json_string(&j, "matrix", source);
+    cli_json_int(&j, "rows", in->nrows);
+    cli_json_int(&j, "cols", in->ncols);
+    cli_json_int(&j, "nnz", in->nnz);
+    cli_json_int(&j, "max_row_nnz", in->max_row_nnz);
+    cli_json_double(&j, "mean_row_nnz", in->mean_row_nnz);
+    cli_json_double(&j, "rsd", in->rsd);
+    cli_json_int(&j, "kleft", in->kleft);
+    cli_json_string(&j, "format", cli_format_name(in->format));
+    cli_json_string(&j, "values", cli_values_name(in, vbuf, sizeof vbuf));
+    if (sliced) {
+        cli_json_int(&j, "C", in->slice_height);
+        cli_json_int(&j, "sigma", in->sigma);
+        cli_json_string(&j, "permute",
+                        in->permute == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit");
+        cli_json_int(&j, "nslices", in->nslices);
+    } else {
+        cli_json_null(&j, "C");
+        cli_json_null(&j, "sigma");
+        cli_json_null(&j, "permute");
+        cli_json_null(&j, "nslices");
+    }
+    if (packed) {
+        cli_json_int(&j, "D", in->delta_bits);
+        cli_json_int(&j, "words", in->stored);
+        cli_json_int(&j, "dummies", in->dummies);
+    } else {
+        cli_json_null(&j, "D");
+        cli_json_null(&j, "words");
+        cli_json_null(&j, "dummies");
+    }
+    cli_json_int(&j, "stored", sliced ? in->stored : in->nnz);
+    cli_json_int(&j, "padding", sliced ? in->padding : 0);
+    cli_json_int(&j, "underflows", in->underflows);
+    cli_json_int(&j, "bytes", in->bytes);
+    cli_json_int(&j, "sell_bytes", in->sell_bytes);
+    cli_json_int(&j, "csr_bytes", in->csr_bytes);
+    double rs = ratio(in->bytes, in->sell_bytes), rc = ratio(in->bytes, in->csr_bytes);
+    if (rs >= 0)
+        cli_json_double(&j, "ratio_sell", rs);
+    else
+        cli_json_null(&j, "ratio_sell");
+    if (rc >= 0)
+        cli_json_double(&j, "ratio_csr", rc);
+    else
+        cli_json_null(&j, "ratio_csr");
+    cli_json_double(&j, "load_seconds", load_s);
+    cli_json_double(&j, "convert_seconds", conv_s);
+    cli_json_end_object(&j);
+}
+
+static void print_table(const char *source, const psl_matrix_info *in, double load_s,
+                        double conv_s)
+{
+    char vbuf[32];
+    int sliced = in->format != PSL_FORMAT_CSR, packed = in->format == PSL_FORMAT_PACKSELL;
+    printf("%-16s %s\n", "matrix", source);
+    printf("%-16s %d x %d\n", "size", (int)in->nrows, (int)in->ncols);
+    printf("%-16s %lld\n", "nnz", (long long)in->nnz);
+    printf("%-16s %d max, %.3f mean, RSD %.4f\n", "nnz per row", (int)in->max_row_nnz,
+           in->mean_row_nnz, in->rsd);
+    printf("%-16s %lld\n", "kleft", (long long)in->kleft);
+    printf("%-16s %s, values %s\n", "format", cli_format_name(in->format),
+           cli_values_name(in, vbuf, sizeof vbuf));
+    if (sliced) {
+        printf("%-16s C = %d, sigma = %d, %s permutation, %d slices\n", "slicing",
+               (int)in->slice_height, (int)in->sigma,
+               in->permute == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit",
+               (int)in->nslices);
+        printf("%-16s %lld (%lld padding)\n", packed ? "words" : "stored entries",
+               (long long)in->stored, (long long)in->padding);
+    }
+    if (packed)
+        printf("%-16s D = %d, %lld dummy words\n", "delta bits", (int)in->delta_bits,
+               (long long)in->dummies);
+    printf("%-16s %lld\n", "underflows", (long long)in->underflows);
+    printf("%-16s %lld\n", "bytes", (long long)in->bytes);
+    double rs = ratio(in->bytes, in->sell_bytes), rc = ratio(in->bytes, in->csr_bytes);
+    if (rs >= 0)
+        printf("%-16s %lld (ratio %.4f)\n", "SELL bytes", (long long)in->sell_bytes, rs);
+    if (rc >= 0)
+        printf("%-16s %lld (ratio %.4f)\n", "CSR bytes", (long long)in->csr_bytes, rc);
+    printf("%-16s load %.6f s, convert %.6f s\n", "time", load_s, conv_s);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *cmd = "info";
+    cli_opt opts[] = {CLI_FORMAT_OPTS, {"--json", NULL, 0, NULL, 0}};
+    const int nopts = (int)(sizeof opts / sizeof opts[0]);
+    const char *pos[1];
+    int npos = 0;
+    int rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
+    if (rc == CLI_HELP) {
+        usage();
+        return CLI_OK;
+    }
+    if (rc)
+        return rc;
+    if (npos < 1)
+        return cli_usage_error(cmd, "missing MATRIX");
+    cli_format_args fa;
+    psl_convert_options opt;
+    cli_format_args_get(opts, nopts, &fa);
+    rc = cli_format_options(cmd, &fa, &opt);
+    if (rc)
+        return rc;
+
+    psl_matrix *A = NULL;
+    double load_s = 0, conv_s = 0;
+    rc = cli_load_matrix(cmd, pos[0], cli_format_given(&fa) ? &opt : NULL, &A, &load_s,
+                         &conv_s);
+    if (rc)
+        return rc;
+    psl_matrix_info info;
+    psl_status st = psl_matrix_get_info(A, &info);
+    if (st != PSL_OK) {
+        rc = cli_lib_error(cmd, st);
+    } else {
+        if (cli_find(opts, nopts, "--json")->present)
+            print_json(pos[0], &info, load_s, conv_s);
+        else
+            print_table(pos[0], &info, load_s, conv_s);
+        rc = fflush(stdout) == 0 ? CLI_OK : cli_error(cmd, "cannot write to standard output");
+    }
+    psl_matrix_destroy(&A);
+    return rc;
+}

@@ -1,0 +1,290 @@
+/*
+ * common.c -- matrix handling shared by the subcommands: opening a MATRIX
+ * argument, turning --format/--values/--delta-bits/... into convert options,
+ * converting with timing, display names and the --device check.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds)
+{
+    double t0 = cli_now();
+    psl_status st = psl_matrix_open(A, source);
+    if (seconds)
+        *seconds = cli_now() - t0;
+    return st;
+}
+
+const char *cli_format_name(psl_format f)
+{
+    switch (f) {
+    case PSL_FORMAT_CSR: return "csr";
+    case PSL_FORMAT_SELL: return "sell";
+    case PSL_FORMAT_PACKSELL: return "packsell";
+    }
+    return "?";
+}
+
+const char *cli_scalar_name(psl_scalar s)
+{
+    switch (s) {
+    case PSL_FP64: return "fp64";
+    case PSL_FP32: return "fp32";
+    case PSL_FP16: return "fp16";
+    case PSL_BF16: return "bf16";
+    }
+    return "?";
+}
+
+/* Case-insensitive string equality. */
+static int same(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+int cli_scalar_parse(const char *s, psl_scalar *out)
+{
+    static const psl_scalar all[] = {PSL_FP64, PSL_FP32, PSL_FP16, PSL_BF16};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (same(s, cli_scalar_name(all[i]))) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len)
+{
+    if (info->format == PSL_FORMAT_PACKSELL) {
+        if (psl_codec_name(info->codec, buf, len) != PSL_OK)
+            snprintf(buf, len, "?");
+        return buf;
+    }
+    snprintf(buf, len, "%s", cli_scalar_name(info->value_type));
+    return buf;
+}
+
+/* PackSELL codec from --values and --delta-bits: a full codec name must agree
+ * with D; "eXm" (no mantissa width) takes it from D (Y = 30 - X - D). */
+static int packsell_codec(const char *cmd, const char *values, const char *dbits,
+                          psl_codec *codec)
+{
+    long long d = -1;
+    if (dbits) {
+        int rc = cli_parse_int(cmd, "--delta-bits", dbits, 1, 29, &d);
+        if (rc)
+            return rc;
+    }
+    size_t n = strlen(values);
+    int x = 0, used = 0;
+    if (n >= 3 && (values[n - 1] == 'm' || values[n - 1] == 'M') &&
+        sscanf(values, "%*1[eE]%d%n", &x, &used) == 1 && (size_t)used == n - 1) {
+        if (d < 0)
+            return cli_usage_error(cmd, "--values %s needs --delta-bits D (mantissa = %d - D)",
+                                   values, 30 - x);
+        char name[48];
+        snprintf(name, sizeof name, "e%dm%lld", x, 30 - x - d);
+        if (30 - x - d < 0)
+            return cli_error(cmd, "--values %s with --delta-bits %lld leaves %lld mantissa bits",
+                             values, d, 30 - x - d);
+        psl_status st = psl_codec_parse(name, codec);
+        return st == PSL_OK ? CLI_OK : cli_lib_error(cmd, st);
+    }
+    psl_status st = psl_codec_parse(values, codec);
+    if (st != PSL_OK)
+        return cli_lib_error(cmd, st);
+    if (d >= 0 && psl_codec_delta_bits(*codec) != d) {
+        char name[32];
+        psl_codec_name(*codec, name, sizeof name);
+        return cli_error(cmd,
+                         "--delta-bits %lld does not match --values %s, which leaves D = %d "
+                         "delta bits (use e%dm with --delta-bits, or e%dm%lld)",
+                         d, name, (int)psl_codec_delta_bits(*codec), (int)codec->exp_bits,
+                         (int)codec->exp_bits, 30 - codec->exp_bits - d);
+    }
+    return CLI_OK;
+}
+
+void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
+{
+    fa->format = cli_find(opts, nopts, "--format")->value;
+    fa->values = cli_find(opts, nopts, "--values")->value;
+    fa->delta_bits = cli_find(opts, nopts, "--delta-bits")->value;
+    fa->slice = cli_find(opts, nopts, "--slice")->value;
+    fa->sigma = cli_find(opts, nopts, "--sigma")->value;
+    fa->permute = cli_find(opts, nopts, "--permute")->value;
+    fa->overflow = cli_find(opts, nopts, "--overflow")->value;
+}
+
+int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
+{
+    psl_convert_options_init(opt);
+    opt->format = PSL_FORMAT_CSR;
+    opt->value_type = PSL_FP64;
+    opt->codec = (psl_codec){5, 10};
+    opt->slice_height = 32;
+    opt->sigma = 256;
+    opt->permute = PSL_PERMUTE_IMPLICIT;
+
+    const char *f = fa->format ? fa->format : "csr";
+    if (same(f, "csr"))
+        opt->format = PSL_FORMAT_CSR;
+    else if (same(f, "sell"))
+        opt->format = PSL_FORMAT_SELL;
+    else if (same(f, "packsell"))
+        opt->format = PSL_FORMAT_PACKSELL;
+    else
+        return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell or packsell)", f);
+
+    if (opt->format == PSL_FORMAT_CSR) {
+        const char *bad = fa->slice      ? "--slice"
+                          : fa->sigma    ? "--sigma"
+                          : fa->permute  ? "--permute"
+                          : fa->delta_bits ? "--delta-bits"
+                                           : NULL;
+        if (bad)
+            return cli_usage_error(cmd, "%s does not apply to --format csr", bad);
+    }
+    if (opt->format != PSL_FORMAT_PACKSELL && fa->delta_bits)
+        return cli_usage_error(cmd, "--delta-bits applies only to --format packsell");
+
+    if (opt->format == PSL_FORMAT_PACKSELL) {
+        int rc = packsell_codec(cmd, fa->values ? fa->values : "fp16", fa->delta_bits,
+                                &opt->codec);
+        if (rc)
+            return rc;
+    } else if (fa->values) {
+        psl_scalar s;
+        if (cli_scalar_parse(fa->values, &s) != 0)
+            return cli_usage_error(cmd, "unknown --values '%s' for --format %s (expected %s)",
+                                   fa->values, cli_format_name(opt->format),
+                                   opt->format == PSL_FORMAT_CSR ? "fp64 or fp32"
+                                                                 : "fp64, fp32, fp16 or bf16");
+        if (opt->format == PSL_FORMAT_CSR && s != PSL_FP64 && s != PSL_FP32)
+            return cli_usage_error(cmd,
+                                   "--values %s is not available for --format csr "
+                                   "(use fp64 or fp32, or --format sell/packsell)",
+                                   fa->values);
+        opt->value_type = s;
+    }
+
+    long long v;
+    if (fa->slice) {
+        int rc = cli_parse_int(cmd, "--slice", fa->slice, 1, INT32_MAX, &v);
+        if (rc)
+            return rc;
+        opt->slice_height = (int32_t)v;
+        if (!fa->sigma) /* keep the default sigma a multiple of C */
+            opt->sigma = opt->slice_height * ((256 + opt->slice_height - 1) / opt->slice_height);
+    }
+    if (fa->sigma) {
+        int rc = cli_parse_int(cmd, "--sigma", fa->sigma, 0, INT32_MAX, &v);
+        if (rc)
+            return rc;
+        opt->sigma = (int32_t)v;
+    }
+    if (opt->format != PSL_FORMAT_CSR && opt->sigma % opt->slice_height != 0)
+        return cli_usage_error(cmd, "--sigma %d must be 0 or a multiple of --slice %d",
+                               (int)opt->sigma, (int)opt->slice_height);
+    if (fa->permute) {
+        if (same(fa->permute, "implicit"))
+            opt->permute = PSL_PERMUTE_IMPLICIT;
+        else if (same(fa->permute, "explicit"))
+            opt->permute = PSL_PERMUTE_EXPLICIT;
+        else
+            return cli_usage_error(cmd, "unknown --permute '%s' (expected implicit or explicit)",
+                                   fa->permute);
+    }
+    if (fa->overflow) {
+        if (same(fa->overflow, "error"))
+            opt->overflow = PSL_OVERFLOW_ERROR;
+        else if (same(fa->overflow, "saturate"))
+            opt->overflow = PSL_OVERFLOW_SATURATE;
+        else
+            return cli_usage_error(cmd, "unknown --overflow '%s' (expected error or saturate)",
+                                   fa->overflow);
+    }
+    return CLI_OK;
+}
+
+psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
+                       psl_matrix **out, double *seconds)
+{
+    double t0 = cli_now();
+    psl_status st = psl_matrix_convert(out, src, opt);
+    if (seconds)
+        *seconds = cli_now() - t0;
+    return st;
+}
+
+int cli_format_given(const cli_format_args *fa)
+{
+    return fa->format || fa->values || fa->delta_bits || fa->slice || fa->sigma ||
+           fa->permute || fa->overflow;
+}
+
+int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,
+                    psl_matrix **out, double *load_seconds, double *convert_seconds)
+{
+    psl_matrix *A = NULL, *csr = NULL;
+    psl_matrix_info info;
+    *out = NULL;
+    *convert_seconds = 0.0;
+    psl_status st = cli_open_matrix(source, &A, load_seconds);
+    if (st == PSL_OK)
+        st = psl_matrix_get_info(A, &info);
+    if (st != PSL_OK)
+        goto fail;
+    int fp64_csr = info.format == PSL_FORMAT_CSR && info.value_type == PSL_FP64;
+    if (!opt || (opt->format == PSL_FORMAT_CSR && opt->value_type == PSL_FP64 && fp64_csr)) {
+        *out = A;
+        return CLI_OK;
+    }
+    double t0 = cli_now();
+    if (!fp64_csr) {
+        st = psl_matrix_to_csr(&csr, A);
+        if (st != PSL_OK)
+            goto fail;
+        psl_matrix_destroy(&A);
+        A = csr;
+        csr = NULL;
+    }
+    if (opt->format == PSL_FORMAT_CSR && opt->value_type == PSL_FP64) {
+        *out = A;
+    } else {
+        st = psl_matrix_convert(out, A, opt);
+        psl_matrix_destroy(&A);
+        if (st != PSL_OK)
+            goto fail;
+    }
+    *convert_seconds = cli_now() - t0;
+    return CLI_OK;
+fail:
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&csr);
+    return cli_lib_error(cmd, st);
+}
+
+int cli_check_device(const char *cmd, const char *device)
+{
+    if (!device || same(device, "cpu"))
+        return CLI_OK;
+    if (!same(device, "cuda"))
+        return cli_usage_error(cmd, "unknown --device '%s' (expected cpu or cuda)", device);
+    int count = 0;
+    psl_status st = psl_cuda_device_count(&count);
+    if (st != PSL_OK)
+        return cli_error(cmd, "--device cuda: %s", psl_last_error_message()[0]
+                                                       ? psl_last_error_message()
+                                                       : psl_status_string(st));
+    if (count <= 0)
+        return cli_error(cmd, "--device cuda: no CUDA device found");
+    /* The GPU issue adds the CUDA path here (upload, psl_cuda_spmv, timing). */
+    return cli_error(cmd, "--device cuda: not supported in this build yet");
+}
