@@ -59,14 +59,26 @@ TEST(coordinate_integer_and_pattern)
 
 TEST(coordinate_symmetric_and_skew)
 {
-    /* symmetric: off-diagonal entries mirrored; an upper entry is mirrored too */
+    /* symmetric: off-diagonal entries mirrored */
     psl_matrix *A = mm_from_string("%%MatrixMarket matrix coordinate real symmetric\n"
-                                   "3 3 4\n1 1 4\n2 1 -1\n3 3 5\n2 3 2\n");
+                                   "3 3 4\n1 1 4\n2 1 -1\n3 3 5\n3 2 2\n");
     int64_t rp[] = {0, 2, 4, 6};
     int32_t ci[] = {0, 1, 0, 2, 1, 2};
     double v[] = {4, -1, -1, 2, 2, 5};
     mm_check_csr(A, 3, 3, 6, rp, ci, v);
     psl_matrix_destroy(&A);
+    /* an upper-triangle-only file is mirrored alike */
+    A = mm_from_string("%%MatrixMarket matrix coordinate real symmetric\n"
+                       "3 3 4\n1 1 4\n1 2 -1\n3 3 5\n2 3 2\n");
+    mm_check_csr(A, 3, 3, 6, rp, ci, v);
+    psl_matrix_destroy(&A);
+    /* both triangles: would be summed twice, so it is an error at the minority side */
+    MM_EXPECT_ERROR("%%MatrixMarket matrix coordinate real symmetric\n"
+                    "3 3 3\n2 1 -1\n3 3 5\n2 3 2\n",
+                    PSL_ERR_PARSE, 5, "line 5: entry above the diagonal, but line 3");
+    MM_EXPECT_ERROR("%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                    "3 3 2\n1 2 1\n3 1 2\n",
+                    PSL_ERR_PARSE, 4, "entry below the diagonal, but line 3");
 
     A = mm_from_string("%%MatrixMarket matrix coordinate real skew-symmetric\n"
                        "3 3 2\n2 1 1.5\n3 2 -2\n");

@@ -28,6 +28,8 @@ typedef struct chunk {
     int64_t entries;          /* entry lines in the chunk */
     int64_t first_line;       /* 1-based line number of begin */
     int64_t first_entry;      /* index of the chunk's first entry */
+    int64_t upper_line;       /* first line with an entry above the diagonal (0: none) */
+    int64_t lower_line;       /* first line with an entry below the diagonal (0: none) */
     psl_status st;            /* first error of the chunk */
     int64_t err_line;
     char msg[400];
@@ -232,6 +234,11 @@ static void parse_chunk(chunk *ck, const parse_ctx *cx)
                                "is zero and must not be stored)", (int)i + 1, (int)j + 1);
                     return;
                 }
+                if (h->symmetry != PSL_MM_GENERAL && i != j) {
+                    int64_t *first = i < j ? &ck->upper_line : &ck->lower_line;
+                    if (*first == 0)
+                        *first = line;
+                }
                 coo->row[k] = i;
                 coo->col[k] = j;
             } else {
@@ -361,6 +368,25 @@ psl_status psl_mm_parse_entries(const char *data, size_t len, const psl_mm_heade
             st = psl_error_at(cks[c].st, cks[c].err_line, -1, -1, "%s", cks[c].msg);
             goto fail;
         }
+    }
+    /* A symmetric or skew-symmetric file stores one triangle (the lower one
+     * by the standard; an upper-only file is accepted and mirrored alike).
+     * Entries on both sides would be counted twice after expansion. */
+    int64_t upper = 0, lower = 0;
+    for (int64_t c = 0; c < nck; c++) {
+        if (!upper && cks[c].upper_line)
+            upper = cks[c].upper_line;
+        if (!lower && cks[c].lower_line)
+            lower = cks[c].lower_line;
+    }
+    if (upper && lower) {
+        int64_t bad = upper > lower ? upper : lower, other = upper > lower ? lower : upper;
+        st = psl_error_at(PSL_ERR_PARSE, bad, -1, -1,
+                          "line %lld: entry %s the diagonal, but line %lld has one %s it: a "
+                          "symmetric file must store only one triangle (the lower one)",
+                          (long long)bad, upper > lower ? "above" : "below", (long long)other,
+                          upper > lower ? "below" : "above");
+        goto fail;
     }
     const char *how = h->layout == PSL_MM_COORDINATE ? "declared" : "implied";
     if (found < expected) {
