@@ -47,7 +47,7 @@ static psl_matrix *source(int i, char *name, size_t len)
 {
     static const char *specs[] = {"hpcg:3:3:2", "hpgmp:2:3:3", "lap2d:30:20",
                                   "banded:400:60:8:3", "powerlaw:500:6:1.5:2",
-                                  "random:300:5:4"};
+                                  "random:300:5:4", "lap3d:9:7:5"};
     const int nspecs = (int)(sizeof specs / sizeof specs[0]);
     psl_matrix *A = NULL;
     if (i < nspecs) {
