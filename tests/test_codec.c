@@ -17,6 +17,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+#include <xmmintrin.h>
+#endif
 
 #define SENTINEL 0xdeadbeefu
 
@@ -602,6 +605,30 @@ TEST(half_h_conversions)
     CHECK(bad16 == 0);
 }
 
+/* half.h's FP16 -> float stays exact with the x86 flush-to-zero and
+ * denormals-are-zero modes on (an application may set them). */
+TEST(half_h_under_ftz_daz)
+{
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+    const unsigned int saved = _mm_getcsr();
+    _mm_setcsr(saved | 0x8040u); /* FTZ (bit 15) and DAZ (bit 6) */
+    volatile float probe = 0x1p-140f;
+    const int daz_active = probe * 0x1p100f == 0.0f; /* input read as 0 */
+    long long bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        const float got = psl_half_to_float((uint16_t)h);
+        const double want = psl_codec_decode(PSL_CODEC_FP16, h);
+        if (!isnan(want) && dbits((double)got) != dbits(want))
+            bad++;
+    }
+    _mm_setcsr(saved);
+    CHECK(daz_active); /* the mode really was on */
+    CHECK_MSG(bad == 0, "%lld FP16 patterns decode wrongly under FTZ/DAZ", bad);
+#else
+    printf("  skipped: not x86 SSE\n");
+#endif
+}
+
 /* ------------------------------------------------------ word.h */
 
 /* psl_decode_inplace on the value bits of a packed word equals
@@ -728,6 +755,7 @@ static const psl_test_case tests[] = {
     {"exmy_underflow", exmy_underflow},
     {"exmy_nonfinite_and_arguments", exmy_nonfinite_and_arguments},
     {"half_h_conversions", half_h_conversions},
+    {"half_h_under_ftz_daz", half_h_under_ftz_daz},
     {"decode_inplace_all_codecs", decode_inplace_all_codecs},
     {"parse_and_names", parse_and_names},
 };
