@@ -7,12 +7,15 @@
  *    ALGORITHMS.md section 3 (add rounding bias, mask), on float bits;
  *  - psl_ref_decode: ExMy pattern -> double built from IEEE bits (no ldexp);
  *  - psl_ref_encode: ExMy rounding of any double by binary search over the
- *    codec's patterns with psl_ref_decode, then an exact midpoint comparison.
+ *    codec's patterns with psl_ref_decode, then an exact midpoint comparison;
+ *  - psl_ref_float_to_16: what half.h's float -> FP16/BF16 must give, from
+ *    the (separately verified) codec.
  */
 #ifndef PSL_CODEC_REF_H
 #define PSL_CODEC_REF_H
 
 #include "packsell.h"
+#include "codec/codec.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -126,6 +129,34 @@ static inline psl_status psl_ref_encode(int e, int m, int saturate, double x, ui
     }
     *out = (sign << (V - 1)) | (uint32_t)lo;
     return PSL_OK;
+}
+
+/*
+ * What half.h's float -> FP16 (bf16 = 0) or float -> BF16 (bf16 = 1) must
+ * return, derived from the codec: the codec's pattern when it encodes, +-Inf
+ * on overflow or Inf input. Returns 0 for NaN input, where any NaN of the
+ * input's sign is right (see psl_ref_is_nan16); 1 otherwise.
+ */
+static inline int psl_ref_float_to_16(float f, int bf16, uint32_t *want)
+{
+    uint32_t u, b = 0;
+    memcpy(&u, &f, sizeof u);
+    const uint32_t sign16 = (u >> 16) & 0x8000u;
+    const uint32_t inf16 = bf16 ? 0x7f80u : 0x7c00u;
+    if (f != f)
+        return 0;
+    const psl_codec c = bf16 ? (psl_codec){8, 7} : (psl_codec){5, 10};
+    *want = psl_codec_encode_raw(c, PSL_OVERFLOW_ERROR, (double)f, &b) == PSL_OK ? b
+                                                                            : sign16 | inf16;
+    return 1;
+}
+
+/* True when h is a NaN of FP16 (bf16 = 0) or BF16 (bf16 = 1) with the sign
+ * bit of the float bits u. */
+static inline int psl_ref_is_nan16(uint32_t h, int bf16, uint32_t u)
+{
+    const uint32_t inf16 = bf16 ? 0x7f80u : 0x7c00u;
+    return h <= 0xffffu && (h & 0x8000u) == ((u >> 16) & 0x8000u) && (h & 0x7fffu) > inf16;
 }
 
 #endif /* PSL_CODEC_REF_H */

@@ -8,7 +8,8 @@
 #include "packsell.h"
 
 /* Encode without touching the thread's error record (hot loops): returns
- * PSL_OK, PSL_ERR_NONFINITE or PSL_ERR_CODEC_OVERFLOW. Codec must be valid. */
+ * PSL_OK, PSL_ERR_NONFINITE or PSL_ERR_CODEC_OVERFLOW; *bits is written
+ * only on PSL_OK. The codec must be valid (psl_codec_check). */
 psl_status psl_codec_encode_raw(psl_codec c, psl_overflow policy, double value,
                                 uint32_t *bits);
 

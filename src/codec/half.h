@@ -10,16 +10,24 @@
 
 #include <stdint.h>
 
+/* FP16 -> float, exact. Normal values are rebiased as integers and
+ * subnormals go through an int -> float conversion, so no step touches a
+ * float subnormal: the result is right even with flush-to-zero or
+ * denormals-are-zero modes on (x86 MXCSR FTZ/DAZ, CUDA -ftz=true). */
 PSL_HD float psl_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t mag = h & 0x7fffu;
-    if (mag >= 0x7c00u) /* Inf or NaN */
+    if (mag >= 0x7c00u) /* Inf or NaN (payload and quiet bit kept) */
         return psl_bits_to_float(sign | 0x7f800000u | ((mag & 0x3ffu) << 13));
-    /* exact: move exponent LSB to bit 23 and rescale by 2^(127-15) */
-    return psl_bits_to_float(sign | (mag << 13)) * 0x1p112f;
+    if (mag >= 0x0400u) /* normal: exponent bias 15 -> 127, mantissa 10 -> 23 bits */
+        return psl_bits_to_float(sign | ((mag << 13) + 0x38000000u));
+    float v = (float)mag * 0x1p-24f; /* subnormal or zero: mag * 2^-24 */
+    return sign ? -v : v;
 }
 
+/* float -> FP16, round to nearest even; overflow -> Inf, NaN stays NaN.
+ * Integer operations on the bits only. */
 PSL_HD uint16_t psl_float_to_half(float f)
 {
     uint32_t u = psl_float_to_bits(f);
@@ -47,8 +55,12 @@ PSL_HD uint16_t psl_float_to_half(float f)
     return (uint16_t)(sign | (r >> 13));
 }
 
+/* BF16 -> float: the upper half of the float's bits. */
 PSL_HD float psl_bf16_to_float(uint16_t b) { return psl_bits_to_float((uint32_t)b << 16); }
 
+/* float -> BF16, round to nearest even; overflow -> Inf; NaN stays NaN
+ * (quiet bit set so that a NaN whose payload lies in the low half does not
+ * become Inf). */
 PSL_HD uint16_t psl_float_to_bf16(float f)
 {
     uint32_t u = psl_float_to_bits(f);
