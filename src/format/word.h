@@ -90,8 +90,10 @@ PSL_HD uint32_t psl_float_to_bits(float f)
 /* Scale factor 2^(127 - bias_e) of decode for exponent width e (2..8). */
 PSL_HD float psl_codec_decode_scale(int e)
 {
-    /* 127 - (2^(e-1) - 1) is in 64..127+... for e in 2..8: exponent field
-     * 127 + (127 - bias) stays <= 254, so this float is normal. */
+    /* 2^(127 - bias): for e in 2..8 the bias is 1..127, so the biased
+     * exponent field 127 + (127 - bias) is in 127..253 and the float is a
+     * normal number. (Exact decoding of subnormal codec values relies on
+     * subnormal float arithmetic: never build kernels with flush-to-zero.) */
     int bias = (1 << (e - 1)) - 1;
     return psl_bits_to_float((uint32_t)(127 + 127 - bias) << 23);
 }
