@@ -11,7 +11,7 @@
 
 #define FAMILY e8
 #define DECODE(vb, e, scale) psl_bits_to_float(vb)
-#define SDECODE(w, pk) psl_s_decode_e8(w, pk)
+#define SDECODE(w, f, pk) psl_s_decode_e8(w, f, pk)
 #include "vec_instances.h"
 #undef FAMILY
 #undef DECODE
@@ -19,7 +19,7 @@
 
 #define FAMILY e5
 #define DECODE(vb, e, scale) psl_decode_inplace(vb, 5, scale)
-#define SDECODE(w, pk) psl_s_decode_ex(w, pk)
+#define SDECODE(w, f, pk) psl_s_decode_ex(w, f, pk)
 #include "vec_instances.h"
 #undef FAMILY
 #undef DECODE
@@ -27,7 +27,7 @@
 
 #define FAMILY generic
 #define DECODE(vb, e, scale) psl_decode_inplace(vb, e, scale)
-#define SDECODE(w, pk) psl_s_decode_ex(w, pk)
+#define SDECODE(w, f, pk) psl_s_decode_ex(w, f, pk)
 #include "vec_instances.h"
 #undef FAMILY
 #undef DECODE

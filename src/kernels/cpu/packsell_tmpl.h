@@ -3,7 +3,7 @@
  * packsell_instances.h per (codec family, vector kind), in the portable TU
  * and in every SIMD TU. Expects FAMILY (name), DECODE(vb, e, scale): the
  * float value of the value bits vb left in place (zero for flag-0 words),
- * and with PSL_SIMD SDECODE(words, pack) (simd_common.h), plus the
+ * and with PSL_SIMD SDECODE(words, flags, pack) (simd_common.h), plus the
  * vector-kind macros of vec_instances.h.
  *
  * Same loop structure as the SELL kernel (slices in static OpenMP chunks,
@@ -57,7 +57,7 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
             psl_vm f = psl_s_flag(wd);
             cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
             acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
-                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, pk)),
+                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)),
                 PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim));
         }
     }
@@ -66,13 +66,20 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
 }
 #endif
 
-/* Finish n rows from stored row row0 (one slice) with sums t. */
+/* Finish n rows from stored row row0 (one slice) with sums t; simd: n is
+ * a multiple of PSL_VL. */
 static inline void PSL_CAT(PSL_PACK_FN, _finish)(const psl_matrix *A, int64_t row0, int n,
                                                  const ACC_T *t, void *y, ACC_T a, ACC_T b,
-                                                 bool use_beta)
+                                                 bool use_beta, bool simd)
 {
     int64_t out[PSL_ROWS_MAX];
     psl_cpu_out_rows(A, row0, n, out);
+#ifdef PSL_SIMD
+    if (simd) {
+        PSL_CAT3(psl_s_, VEC_NAME, _finish)(y, out, n, t, a, b, use_beta);
+        return;
+    }
+#endif
     for (int l = 0; l < n; l++)
         YSTORE(y, out[l], t[l], a, b, use_beta);
 }
@@ -100,11 +107,11 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim, t);
-            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta);
+            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta, true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim, t);
-            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta);
+            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
         }
     }
 #endif
@@ -114,7 +121,7 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
             PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, LANES, c0, D, e, scale, x, t);
         else
             PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, nl, c0, D, e, scale, x, t);
-        PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta);
+        PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
     }
 }
 

@@ -21,6 +21,11 @@ typedef struct psl_vd2 {
 static inline psl_vi psl_s_load_i32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline psl_vi psl_s_set1(uint32_t v) { return _mm256_set1_epi32((int)v); }
 static inline psl_vi psl_s_and(psl_vi a, psl_vi b) { return _mm256_and_si256(a, b); }
+/* a & b in the lanes of m, 0 elsewhere. */
+static inline psl_vi psl_s_and_m(psl_vi a, psl_vm m, psl_vi b)
+{
+    return _mm256_and_si256(a, _mm256_and_si256(m, b));
+}
 static inline psl_vi psl_s_or(psl_vi a, psl_vi b) { return _mm256_or_si256(a, b); }
 static inline psl_vi psl_s_add(psl_vi a, psl_vi b) { return _mm256_add_epi32(a, b); }
 static inline psl_vi psl_s_srl(psl_vi a, int n)
@@ -134,6 +139,12 @@ static inline psl_vd2 psl_s_madd_d(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
     acc.lo = _mm256_blendv_pd(acc.lo, slo, psl_s_mask_lo(m));
     acc.hi = _mm256_blendv_pd(acc.hi, shi, psl_s_mask_hi(m));
     return acc;
+}
+/* PSL_VL floats to FP16 bits, rounded to nearest even (F16C; the same bits
+ * as psl_float_to_half, Inf and NaN included). */
+static inline void psl_s_f2h(const float *r, uint16_t *h)
+{
+    _mm_storeu_si128((__m128i *)h, _mm256_cvtps_ph(_mm256_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT));
 }
 static inline void psl_s_store_f(float *t, psl_vf a) { _mm256_storeu_ps(t, a); }
 static inline void psl_s_store_d(double *t, psl_vd2 a)

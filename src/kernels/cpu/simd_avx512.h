@@ -22,6 +22,8 @@ typedef struct psl_vd2 {
 static inline psl_vi psl_s_load_i32(const void *p) { return _mm512_loadu_si512(p); }
 static inline psl_vi psl_s_set1(uint32_t v) { return _mm512_set1_epi32((int)v); }
 static inline psl_vi psl_s_and(psl_vi a, psl_vi b) { return _mm512_and_si512(a, b); }
+/* a & b in the lanes of m, 0 elsewhere. */
+static inline psl_vi psl_s_and_m(psl_vi a, psl_vm m, psl_vi b) { return _mm512_maskz_and_epi32(m, a, b); }
 static inline psl_vi psl_s_or(psl_vi a, psl_vi b) { return _mm512_or_si512(a, b); }
 static inline psl_vi psl_s_add(psl_vi a, psl_vi b) { return _mm512_add_epi32(a, b); }
 static inline psl_vi psl_s_srl(psl_vi a, int n)
@@ -117,6 +119,12 @@ static inline psl_vd2 psl_s_madd_d(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
     acc.lo = _mm512_mask_add_pd(acc.lo, (__mmask8)m, acc.lo, _mm512_mul_pd(v.lo, xv.lo));
     acc.hi = _mm512_mask_add_pd(acc.hi, (__mmask8)(m >> 8), acc.hi, _mm512_mul_pd(v.hi, xv.hi));
     return acc;
+}
+/* PSL_VL floats to FP16 bits, rounded to nearest even (F16C; the same bits
+ * as psl_float_to_half, Inf and NaN included). */
+static inline void psl_s_f2h(const float *r, uint16_t *h)
+{
+    _mm256_storeu_si256((__m256i *)h, _mm512_cvtps_ph(_mm512_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT));
 }
 static inline void psl_s_store_f(float *t, psl_vf a) { _mm512_storeu_ps(t, a); }
 static inline void psl_s_store_d(double *t, psl_vd2 a)

@@ -57,6 +57,37 @@ static inline void psl_s_v64_store(double *t, psl_vd2 a) { psl_s_store_d(t, a); 
 static inline void psl_s_v32_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
 static inline void psl_s_v16_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
 
+/* Finish n (a multiple of PSL_VL) rows with sums t into y[out[l]], as
+ * psl_<kind>_y does row by row; FP16 vectors round with F16C. */
+static inline void psl_s_v64_finish(void *y, const int64_t *out, int n, const double *t,
+                                    double a, double b, bool beta)
+{
+    for (int l = 0; l < n; l++)
+        psl_v64_y(y, out[l], t[l], a, b, beta);
+}
+static inline void psl_s_v32_finish(void *y, const int64_t *out, int n, const float *t,
+                                    float a, float b, bool beta)
+{
+    for (int l = 0; l < n; l++)
+        psl_v32_y(y, out[l], t[l], a, b, beta);
+}
+static inline void psl_s_v16_finish(void *y, const int64_t *out, int n, const float *t,
+                                    float a, float b, bool beta)
+{
+    uint16_t *p = (uint16_t *)y;
+    float r[PSL_ROWS_MAX];
+    uint16_t h[PSL_ROWS_MAX];
+    for (int l = 0; l < n; l++)
+        r[l] = a * t[l];
+    if (beta)
+        for (int l = 0; l < n; l++)
+            r[l] = r[l] + b * psl_half_to_float(p[out[l]]);
+    for (int l = 0; l < n; l += PSL_VL)
+        psl_s_f2h(r + l, h + l);
+    for (int l = 0; l < n; l++)
+        p[out[l]] = h[l];
+}
+
 /* Largest group of lanes summed together (acc arrays, t buffers). */
 #define PSL_S_MAX_NB 4
 
@@ -83,14 +114,17 @@ static inline psl_s_pack psl_s_pack_init(int D, int e)
     return p;
 }
 
-/* Values of flag-1 words as float, as psl_decode_inplace /
- * psl_bits_to_float of psl_word_value_bits (flag-0 lanes: don't care). */
-static inline psl_vf psl_s_decode_e8(psl_vi w, const psl_s_pack *p)
+/* Values of the words as float, as psl_decode_inplace / psl_bits_to_float
+ * of psl_word_value_bits: zero for flag-0 words (lanes not in f), whose
+ * bits would otherwise often be subnormal floats, which cost a microcode
+ * assist per multiplication on many CPUs even when the lane is dropped. */
+static inline psl_vf psl_s_decode_e8(psl_vi w, psl_vm f, const psl_s_pack *p)
 {
-    return psl_s_as_f(psl_s_and(w, p->vmask));
+    return psl_s_as_f(psl_s_and_m(w, f, p->vmask));
 }
-static inline psl_vf psl_s_decode_ex(psl_vi w, const psl_s_pack *p)
+static inline psl_vf psl_s_decode_ex(psl_vi w, psl_vm f, const psl_s_pack *p)
 {
-    psl_vi u = psl_s_or(psl_s_and(w, p->sign), psl_s_srl(psl_s_and(w, p->mag), p->sh));
+    psl_vi m = psl_s_and_m(w, f, p->mag);
+    psl_vi u = psl_s_or(psl_s_and(w, p->sign), psl_s_srl(m, p->sh));
     return psl_s_mulf(psl_s_as_f(u), p->scale);
 }

@@ -9,6 +9,10 @@
  * the CPU (psl_cpu_isa) before using these kernels. Floating-point
  * contraction stays off (no FMA), as the bit-exact contract needs.
  */
+#if defined(__clang__) /* Clang contracts a*b+c by default: not here */
+#pragma clang fp contract(off)
+#endif
+
 #include "cpu_common.h"
 
 #if PSL_X86_SIMD
@@ -19,7 +23,6 @@
 #define PSL_TARGET_PUSH(t) \
     PSL_PRAGMA_(clang attribute push(__attribute__((target(t))), apply_to = function))
 #define PSL_TARGET_POP PSL_PRAGMA_(clang attribute pop)
-#pragma STDC FP_CONTRACT OFF
 #else
 #define PSL_TARGET_PUSH(t) PSL_PRAGMA_(GCC push_options) PSL_PRAGMA_(GCC target(t))
 #define PSL_TARGET_POP PSL_PRAGMA_(GCC pop_options)
