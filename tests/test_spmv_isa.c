@@ -98,9 +98,9 @@ TEST(simd_equals_ref_battery)
                         const double *c = ab[run % 3];
                         if (!same_as_ref(A, &x, c[0], &y0, c[1])) {
                             if (bad++ < 5)
-                                CHECK_MSG(0, "%s: shape %d kind %d C=%d sigma=%d perm=%d vec=%d",
-                                          isa_env[isa], s, k, (int)C, (int)sigma, (int)pm,
-                                          vi);
+                                CHECK_MSG(0, "%s: shape %d kind %d C=%d sigma=%d perm=%d "
+                                          "vec=%d", isa_env[isa], s, k, (int)C, (int)sigma,
+                                          (int)pm, vi);
                         }
                         run++;
                         tvec_free(&x);
@@ -167,7 +167,8 @@ TEST(special_x_values_same_bits)
 /* FP16 of f by the F16C instruction the SIMD kernels use (RNE). */
 __attribute__((target("avx,f16c"))) static uint16_t f16c_from_float(float f)
 {
-    return (uint16_t)_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT), 0);
+    __m128i h = _mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT);
+    return (uint16_t)_mm_extract_epi16(h, 0);
 }
 __attribute__((target("avx,f16c"))) static float f16c_to_float(uint16_t h)
 {

@@ -32,14 +32,6 @@
 #define PSL_X86_SIMD 0
 #endif
 
-/* Instruction set of the OpenMP kernels, best last. */
-typedef enum psl_isa { PSL_ISA_GENERIC, PSL_ISA_AVX2, PSL_ISA_AVX512 } psl_isa;
-/* The best instruction set this CPU supports, capped by the environment
- * variable PSL_CPU_ISA=generic|avx2|avx512 (read on every call; for tests
- * and benchmarks). */
-psl_isa psl_cpu_isa(void);
-const char *psl_cpu_isa_name(psl_isa isa);
-
 /* Kernel tables of the SIMD variants (NULL where a variant has none). */
 psl_spmv_fn psl_cpu_sell_select_avx2(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_sell_select_avx512(psl_scalar value_type, psl_scalar vec_type);

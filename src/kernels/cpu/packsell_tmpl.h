@@ -107,7 +107,8 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim, t);
-            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta, true);
+            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
+                                          true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim, t);

@@ -18,7 +18,10 @@ typedef struct psl_vd2 {
     __m256d lo, hi;
 } psl_vd2;
 
-static inline psl_vi psl_s_load_i32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline psl_vi psl_s_load_i32(const void *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
 static inline psl_vi psl_s_set1(uint32_t v) { return _mm256_set1_epi32((int)v); }
 static inline psl_vi psl_s_and(psl_vi a, psl_vi b) { return _mm256_and_si256(a, b); }
 /* a & b in the lanes of m, 0 elsewhere. */
@@ -36,9 +39,15 @@ static inline psl_vf psl_s_as_f(psl_vi a) { return _mm256_castsi256_ps(a); }
 static inline psl_vf psl_s_mulf(psl_vf a, psl_vf b) { return _mm256_mul_ps(a, b); }
 
 /* Lanes whose SELL column is not padding (>= 0). */
-static inline psl_vm psl_s_nonneg(psl_vi c) { return _mm256_cmpgt_epi32(c, _mm256_set1_epi32(-1)); }
+static inline psl_vm psl_s_nonneg(psl_vi c)
+{
+    return _mm256_cmpgt_epi32(c, _mm256_set1_epi32(-1));
+}
 /* Lanes whose PackSELL word has flag 1. */
-static inline psl_vm psl_s_flag(psl_vi w) { return _mm256_srai_epi32(_mm256_slli_epi32(w, 31), 31); }
+static inline psl_vm psl_s_flag(psl_vi w)
+{
+    return _mm256_srai_epi32(_mm256_slli_epi32(w, 31), 31);
+}
 /* Delta of every word (word.h): w >> 1, masked to D bits where flag is 1. */
 static inline psl_vi psl_s_delta(psl_vi w, psl_vm f, psl_vi dmask)
 {
@@ -144,7 +153,8 @@ static inline psl_vd2 psl_s_madd_d(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
  * as psl_float_to_half, Inf and NaN included). */
 static inline void psl_s_f2h(const float *r, uint16_t *h)
 {
-    _mm_storeu_si128((__m128i *)h, _mm256_cvtps_ph(_mm256_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT));
+    __m128i v = _mm256_cvtps_ph(_mm256_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128((__m128i *)h, v);
 }
 static inline void psl_s_store_f(float *t, psl_vf a) { _mm256_storeu_ps(t, a); }
 static inline void psl_s_store_d(double *t, psl_vd2 a)

@@ -23,7 +23,10 @@ static inline psl_vi psl_s_load_i32(const void *p) { return _mm512_loadu_si512(p
 static inline psl_vi psl_s_set1(uint32_t v) { return _mm512_set1_epi32((int)v); }
 static inline psl_vi psl_s_and(psl_vi a, psl_vi b) { return _mm512_and_si512(a, b); }
 /* a & b in the lanes of m, 0 elsewhere. */
-static inline psl_vi psl_s_and_m(psl_vi a, psl_vm m, psl_vi b) { return _mm512_maskz_and_epi32(m, a, b); }
+static inline psl_vi psl_s_and_m(psl_vi a, psl_vm m, psl_vi b)
+{
+    return _mm512_maskz_and_epi32(m, a, b);
+}
 static inline psl_vi psl_s_or(psl_vi a, psl_vi b) { return _mm512_or_si512(a, b); }
 static inline psl_vi psl_s_add(psl_vi a, psl_vi b) { return _mm512_add_epi32(a, b); }
 static inline psl_vi psl_s_srl(psl_vi a, int n)
@@ -39,7 +42,10 @@ static inline psl_vm psl_s_nonneg(psl_vi c)
     return _mm512_cmpge_epi32_mask(c, _mm512_setzero_si512());
 }
 /* Lanes whose PackSELL word has flag 1. */
-static inline psl_vm psl_s_flag(psl_vi w) { return _mm512_test_epi32_mask(w, _mm512_set1_epi32(1)); }
+static inline psl_vm psl_s_flag(psl_vi w)
+{
+    return _mm512_test_epi32_mask(w, _mm512_set1_epi32(1));
+}
 /* Delta of every word (word.h): w >> 1, masked to D bits where flag is 1. */
 static inline psl_vi psl_s_delta(psl_vi w, psl_vm f, psl_vi dmask)
 {
@@ -89,10 +95,10 @@ static inline psl_vf psl_s_gather_f(const void *x, psl_vi c, psl_vm m)
 }
 static inline psl_vd2 psl_s_gather_d(const void *x, psl_vi c, psl_vm m)
 {
-    psl_vd2 r = {
-        _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)m, _mm512_castsi512_si256(c), x, 8),
-        _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)(m >> 8),
-                                 _mm512_extracti64x4_epi64(c, 1), x, 8)};
+    const __m512d z = _mm512_setzero_pd();
+    const __m256i lo = _mm512_castsi512_si256(c), hi = _mm512_extracti64x4_epi64(c, 1);
+    psl_vd2 r = {_mm512_mask_i32gather_pd(z, (__mmask8)m, lo, x, 8),
+                 _mm512_mask_i32gather_pd(z, (__mmask8)(m >> 8), hi, x, 8)};
     return r;
 }
 static inline psl_vf psl_s_gather_h(const void *x, psl_vi c, psl_vm m, psl_vi lim)
@@ -124,7 +130,8 @@ static inline psl_vd2 psl_s_madd_d(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
  * as psl_float_to_half, Inf and NaN included). */
 static inline void psl_s_f2h(const float *r, uint16_t *h)
 {
-    _mm256_storeu_si256((__m256i *)h, _mm512_cvtps_ph(_mm512_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT));
+    __m256i v = _mm512_cvtps_ph(_mm512_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT);
+    _mm256_storeu_si256((__m256i *)h, v);
 }
 static inline void psl_s_store_f(float *t, psl_vf a) { _mm512_storeu_ps(t, a); }
 static inline void psl_s_store_d(double *t, psl_vd2 a)
