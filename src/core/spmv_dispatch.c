@@ -4,7 +4,8 @@
  *   "omp"  OpenMP/SIMD kernels (src/kernels/cpu/), the default;
  *   "ref"  scalar reference kernels (src/kernels/ref/), the test oracle.
  * PSL_KERNEL=<name> in the environment (read on every call) forces one
- * backend; PSL_TRACE=1 prints each choice.
+ * backend; PSL_TRACE=1 prints each choice (with the instruction set of the
+ * omp SELL/PackSELL kernels, see psl_cpu_isa; PSL_CPU_ISA caps it).
  */
 #include "internal.h"
 #include "kernels/kernels.h"
@@ -155,7 +156,9 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
     if (psl_env_flag("PSL_TRACE")) {
         char what[48];
         describe(A, what, sizeof what);
-        psl_trace("spmv: kernel '%s' for %s %d x %d (nnz %lld), %s vectors (%s)", be->name,
+        bool simd = strcmp(be->name, "omp") == 0 && A->format != PSL_FORMAT_CSR;
+        psl_trace("spmv: kernel '%s'%s%s for %s %d x %d (nnz %lld), %s vectors (%s)",
+                  be->name, simd ? " isa " : "", simd ? psl_cpu_isa_name(psl_cpu_isa()) : "",
                   what, (int)A->nrows, (int)A->ncols, (long long)A->nnz,
                   scalar_name(vec_type),
                   kernel && *kernel ? "requested" : "first backend with a kernel");

@@ -35,6 +35,14 @@ void psl_ref_spmv(double alpha, const psl_matrix *A, const void *x, double beta,
 psl_spmv_fn psl_cpu_csr_select(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_sell_select(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_packsell_select(psl_codec codec, psl_scalar vec_type);
+/* Instruction set of the OpenMP SELL/PackSELL kernels, best last. */
+typedef enum psl_isa { PSL_ISA_GENERIC, PSL_ISA_AVX2, PSL_ISA_AVX512 } psl_isa;
+/* The best instruction set this CPU supports, capped by the environment
+ * variable PSL_CPU_ISA=generic|avx2|avx512 (read on every call; for tests
+ * and benchmarks). The psl_cpu_*_select functions follow it. */
+psl_isa psl_cpu_isa(void);
+const char *psl_cpu_isa_name(psl_isa isa);
+
 /* y = alpha*0 + beta*y for every row (a matrix without entries or columns). */
 void psl_cpu_scale(double alpha, const psl_matrix *A, double beta, void *y,
                    psl_scalar vec_type);

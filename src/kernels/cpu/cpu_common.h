@@ -7,6 +7,12 @@
  * accumulation, v32 = FP32 vectors and v16 = FP16 vectors with float
  * accumulation. psl_<kind>_x loads x[c] in the accumulation type (exact);
  * psl_<kind>_y finishes row o: y[o] = a*t (+ b*y[o]), see kernels.h.
+ *
+ * Instruction sets: every kernel template is compiled once portably (the
+ * spmv_<format>.c files) and, on x86-64 with GCC or Clang, once more per
+ * SIMD instruction set (spmv_avx2.c, spmv_avx512.c: PSL_SIMD defined, the
+ * primitives of simd_<isa>.h). psl_cpu_isa() picks the best one the CPU
+ * has at run time.
  */
 #ifndef PSL_CPU_COMMON_H
 #define PSL_CPU_COMMON_H
@@ -19,6 +25,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* 1 where the x86 SIMD variants are compiled (GCC/Clang target pragmas). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define PSL_X86_SIMD 1
+#else
+#define PSL_X86_SIMD 0
+#endif
+
+/* Kernel tables of the SIMD variants (NULL where a variant has none). */
+psl_spmv_fn psl_cpu_sell_select_avx2(psl_scalar value_type, psl_scalar vec_type);
+psl_spmv_fn psl_cpu_sell_select_avx512(psl_scalar value_type, psl_scalar vec_type);
+psl_spmv_fn psl_cpu_packsell_select_avx2(psl_codec codec, psl_scalar vec_type);
+psl_spmv_fn psl_cpu_packsell_select_avx512(psl_codec codec, psl_scalar vec_type);
+
 #define PSL_CAT_(a, b) a##b
 #define PSL_CAT(a, b) PSL_CAT_(a, b)
 #define PSL_CAT3(a, b, c) PSL_CAT(PSL_CAT(a, b), c)
@@ -28,6 +47,8 @@
 #define PSL_OMP_MIN_WORK 20000
 /* Rows per OpenMP chunk of the SELL/PackSELL kernels (rounded to slices). */
 #define PSL_OMP_CHUNK_ROWS 256
+/* Most lanes of a slice summed together (scalar LANES, SIMD groups). */
+#define PSL_ROWS_MAX 64
 
 static inline double psl_v64_x(const void *x, int64_t c) { return ((const double *)x)[c]; }
 static inline float psl_v32_x(const void *x, int64_t c) { return ((const float *)x)[c]; }
@@ -59,6 +80,34 @@ static inline void psl_v16_y(void *y, int64_t o, float t, float a, float b, bool
     if (beta)
         r = r + b * psl_half_to_float(p[o]);
     p[o] = psl_float_to_half(r);
+}
+
+/* Output indices into y of the n stored rows row0 .. row0+n-1, which lie in
+ * one slice (so in one sigma block): psl_spmv_out_row without a division
+ * per row. */
+static inline void psl_cpu_out_rows(const psl_matrix *A, int64_t row0, int n, int64_t *out)
+{
+    if (A->permute == PSL_PERMUTE_IMPLICIT && A->perm) {
+        int64_t base = row0 / A->sigma * A->sigma;
+        const void *p = A->perm;
+        switch (A->perm_bytes) {
+        case 1:
+            for (int l = 0; l < n; l++)
+                out[l] = base + ((const uint8_t *)p)[row0 + l];
+            break;
+        case 2:
+            for (int l = 0; l < n; l++)
+                out[l] = base + ((const uint16_t *)p)[row0 + l];
+            break;
+        default:
+            for (int l = 0; l < n; l++)
+                out[l] = base + ((const uint32_t *)p)[row0 + l];
+            break;
+        }
+    } else {
+        for (int l = 0; l < n; l++)
+            out[l] = row0 + l;
+    }
 }
 
 /* Slices per OpenMP chunk for slice height C. */

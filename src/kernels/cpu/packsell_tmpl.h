@@ -1,12 +1,13 @@
 /*
  * packsell_tmpl.h -- body of one OpenMP PackSELL kernel, instantiated by
- * spmv_packsell.c per (codec family, vector kind). Expects FAMILY (name)
- * and DECODE(vb, e, scale): the float value of the value bits vb left in
- * place (zero for flag-0 words), plus the vector-kind macros of
- * vec_instances.h.
+ * packsell_instances.h per (codec family, vector kind), in the portable TU
+ * and in every SIMD TU. Expects FAMILY (name), DECODE(vb, e, scale): the
+ * float value of the value bits vb left in place (zero for flag-0 words),
+ * and with PSL_SIMD SDECODE(words, flags, pack) (simd_common.h), plus the
+ * vector-kind macros of vec_instances.h.
  *
  * Same loop structure as the SELL kernel (slices in static OpenMP chunks,
- * LANES rows at a time, inner loop across lanes). Every lane keeps a running
+ * groups of lanes, inner loop across lanes). Every lane keeps a running
  * column that starts at the slice's d-block start column and adds the delta
  * of every word; flag-0 words (dummies, padding) are selected away, never
  * multiplied. Their running column is always a valid column (ncols > 0 here).
@@ -36,6 +37,95 @@ static inline void PSL_CAT(PSL_PACK_FN, _lanes)(const uint32_t *restrict w, int6
     }
 }
 
+#ifdef PSL_SIMD
+/* Sums of nb whole SIMD blocks (nb * PSL_VL lanes) of one slice, same
+ * operations per lane as _lanes; lim = ncols - 2 (see simd_common.h). */
+static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64_t width,
+                                               int32_t C, int nb, uint32_t c0,
+                                               const psl_s_pack *pk, const void *restrict x,
+                                               psl_vi lim, ACC_T *restrict t)
+{
+    PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
+    psl_vi cc[PSL_S_MAX_NB];
+    for (int b = 0; b < nb; b++) {
+        acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
+        cc[b] = psl_s_set1(c0);
+    }
+    for (int64_t j = 0; j < width; j++) {
+        for (int b = 0; b < nb; b++) {
+            psl_vi wd = psl_s_load_i32(w + j * C + b * PSL_VL);
+            psl_vm f = psl_s_flag(wd);
+            cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
+            acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
+                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)),
+                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim));
+        }
+    }
+    for (int b = 0; b < nb; b++)
+        PSL_CAT3(psl_s_, VEC_NAME, _store)(t + b * PSL_VL, acc[b]);
+}
+#endif
+
+/* Finish n rows from stored row row0 (one slice) with sums t; simd: n is
+ * a multiple of PSL_VL. */
+static inline void PSL_CAT(PSL_PACK_FN, _finish)(const psl_matrix *A, int64_t row0, int n,
+                                                 const ACC_T *t, void *y, ACC_T a, ACC_T b,
+                                                 bool use_beta, bool simd)
+{
+    int64_t out[PSL_ROWS_MAX];
+    psl_cpu_out_rows(A, row0, n, out);
+#ifdef PSL_SIMD
+    if (simd) {
+        PSL_CAT3(psl_s_, VEC_NAME, _finish)(y, out, n, t, a, b, use_beta);
+        return;
+    }
+#endif
+    for (int l = 0; l < n; l++)
+        YSTORE(y, out[l], t[l], a, b, use_beta);
+}
+
+/* All lanes of slice k. */
+static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
+                                                const void *x, void *y, ACC_T a, ACC_T b,
+                                                bool use_beta)
+{
+    const int32_t C = A->C;
+    const int D = A->delta_bits, e = A->codec.exp_bits;
+    const float scale = psl_codec_decode_scale(e);
+    const int64_t base = A->slice_ptr[k];
+    const int64_t width = (A->slice_ptr[k + 1] - base) / C;
+    const int64_t row0 = (int64_t)k * C;
+    const int32_t lanes = (int32_t)(A->nrows - row0 < C ? A->nrows - row0 : C);
+    const uint32_t c0 = (uint32_t)psl_spmv_start_col(A, row0);
+    const uint32_t *w = A->words + base;
+    ACC_T t[PSL_ROWS_MAX];
+    int32_t l0 = 0;
+#ifdef PSL_SIMD
+    if (A->ncols >= 2) {
+        const psl_vi lim = psl_s_set1((uint32_t)A->ncols - 2);
+        const psl_s_pack pk = psl_s_pack_init(D, e);
+        const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
+        for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
+            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim, t);
+            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
+                                          true);
+        }
+        for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
+            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim, t);
+            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
+        }
+    }
+#endif
+    for (; l0 < lanes; l0 += LANES) {
+        int nl = lanes - l0 < LANES ? lanes - l0 : LANES;
+        if (nl == LANES) /* constant trip count: the compiler vectorizes */
+            PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, LANES, c0, D, e, scale, x, t);
+        else
+            PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, nl, c0, D, e, scale, x, t);
+        PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
+    }
+}
+
 static void PSL_PACK_FN(double alpha, const psl_matrix *A, const void *x, double beta,
                         void *y, psl_scalar vec_type)
 {
@@ -45,30 +135,11 @@ static void PSL_PACK_FN(double alpha, const psl_matrix *A, const void *x, double
     }
     const ACC_T a = (ACC_T)alpha, b = (ACC_T)beta;
     const bool use_beta = beta != 0;
-    const int32_t C = A->C, nslices = A->nslices;
-    const int64_t nrows = A->nrows;
-    const int D = A->delta_bits, e = A->codec.exp_bits;
-    const float scale = psl_codec_decode_scale(e);
-#pragma omp parallel for schedule(static, psl_omp_chunk_slices(C)) \
+    const int32_t nslices = A->nslices;
+#pragma omp parallel for schedule(static, psl_omp_chunk_slices(A->C)) \
     if (A->stored > PSL_OMP_MIN_WORK)
-    for (int32_t k = 0; k < nslices; k++) {
-        const int64_t base = A->slice_ptr[k];
-        const int64_t width = (A->slice_ptr[k + 1] - base) / C;
-        const int64_t row0 = (int64_t)k * C;
-        const int32_t lanes = (int32_t)(nrows - row0 < C ? nrows - row0 : C);
-        const uint32_t c0 = (uint32_t)psl_spmv_start_col(A, row0);
-        for (int32_t l0 = 0; l0 < lanes; l0 += LANES) {
-            ACC_T t[LANES];
-            const uint32_t *w = A->words + base + l0;
-            int nl = lanes - l0 < LANES ? lanes - l0 : LANES;
-            if (nl == LANES) /* constant trip count: the compiler vectorizes */
-                PSL_CAT(PSL_PACK_FN, _lanes)(w, width, C, LANES, c0, D, e, scale, x, t);
-            else
-                PSL_CAT(PSL_PACK_FN, _lanes)(w, width, C, nl, c0, D, e, scale, x, t);
-            for (int l = 0; l < nl; l++)
-                YSTORE(y, psl_spmv_out_row(A, row0 + l0 + l), t[l], a, b, use_beta);
-        }
-    }
+    for (int32_t k = 0; k < nslices; k++)
+        PSL_CAT(PSL_PACK_FN, _slice)(A, k, x, y, a, b, use_beta);
 }
 
 #undef PSL_PACK_FN

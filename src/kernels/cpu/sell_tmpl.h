@@ -1,14 +1,17 @@
 /*
  * sell_tmpl.h -- body of one OpenMP SELL-C-sigma kernel, instantiated by
- * spmv_sell.c per (value type, vector kind). Expects VAL_NAME and
- * VLOAD(values, k) (stored value k as ACC_T) plus the vector-kind macros of
- * vec_instances.h.
+ * sell_instances.h per (value type, vector kind), in the portable TU and in
+ * every SIMD TU. Expects VAL_NAME, VAL_T and VLOAD(values, k) (the stored
+ * value k as ACC_T) plus the vector-kind macros of vec_instances.h.
  *
  * OpenMP distributes slices in static chunks. Inside a slice, rows are
- * taken LANES at a time: for each column position j, the inner loop runs
- * across the lanes (contiguous in memory), so it vectorizes, with one
- * accumulator per lane. Padding (column -1) is selected away, never
- * multiplied: its x load uses column 0, and its product is replaced by 0.
+ * taken in groups of lanes: for each column position j the lanes are
+ * contiguous in memory, with one accumulator per lane, so each row is
+ * summed in stored order whatever the grouping. With PSL_SIMD, groups of
+ * whole SIMD blocks use gathers (sell_simd); the remaining lanes (and every
+ * lane in the portable TU) use the scalar loop, LANES at a time. Padding
+ * (column -1) is selected away, never multiplied: the scalar loop loads
+ * x[0] for it and drops the product, the SIMD loop masks the lane.
  */
 #define PSL_SELL_FN PSL_CAT4(psl_cpu_sell_, VAL_NAME, _, VEC_NAME)
 
@@ -32,6 +35,89 @@ static inline void PSL_CAT(PSL_SELL_FN, _lanes)(const int32_t *restrict col,
     }
 }
 
+#ifdef PSL_SIMD
+/* Sums of nb whole SIMD blocks (nb * PSL_VL lanes) of one slice, same
+ * operations per lane as _lanes; lim = ncols - 2 (see simd_common.h). */
+static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
+                                               const VAL_T *restrict val, int64_t width,
+                                               int32_t C, int nb, const void *restrict x,
+                                               psl_vi lim, ACC_T *restrict t)
+{
+    PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
+    for (int b = 0; b < nb; b++)
+        acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
+    for (int64_t j = 0; j < width; j++) {
+        for (int b = 0; b < nb; b++) {
+            const int64_t off = j * C + b * PSL_VL;
+            psl_vi c = psl_s_load_i32(col + off);
+            psl_vm m = psl_s_nonneg(c);
+            acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
+                acc[b], m, PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off),
+                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, c, m, lim));
+        }
+    }
+    for (int b = 0; b < nb; b++)
+        PSL_CAT3(psl_s_, VEC_NAME, _store)(t + b * PSL_VL, acc[b]);
+}
+#endif
+
+/* Finish n rows from stored row row0 (one slice) with sums t; simd: n is
+ * a multiple of PSL_VL. */
+static inline void PSL_CAT(PSL_SELL_FN, _finish)(const psl_matrix *A, int64_t row0, int n,
+                                                 const ACC_T *t, void *y, ACC_T a, ACC_T b,
+                                                 bool use_beta, bool simd)
+{
+    int64_t out[PSL_ROWS_MAX];
+    psl_cpu_out_rows(A, row0, n, out);
+#ifdef PSL_SIMD
+    if (simd) {
+        PSL_CAT3(psl_s_, VEC_NAME, _finish)(y, out, n, t, a, b, use_beta);
+        return;
+    }
+#endif
+    for (int l = 0; l < n; l++)
+        YSTORE(y, out[l], t[l], a, b, use_beta);
+}
+
+/* All lanes of slice k. */
+static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
+                                                const void *x, void *y, ACC_T a, ACC_T b,
+                                                bool use_beta)
+{
+    const int32_t C = A->C;
+    const int64_t base = A->slice_ptr[k];
+    const int64_t width = (A->slice_ptr[k + 1] - base) / C;
+    const int64_t row0 = (int64_t)k * C;
+    const int32_t lanes = (int32_t)(A->nrows - row0 < C ? A->nrows - row0 : C);
+    const int32_t *col = A->sell_col + base;
+    const VAL_T *val = (const VAL_T *)A->sell_val + base;
+    ACC_T t[PSL_ROWS_MAX];
+    int32_t l0 = 0;
+#ifdef PSL_SIMD
+    if (A->ncols >= 2) {
+        const psl_vi lim = psl_s_set1((uint32_t)A->ncols - 2);
+        const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
+        for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
+            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, nb, x, lim, t);
+            PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
+                                          true);
+        }
+        for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
+            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, 1, x, lim, t);
+            PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
+        }
+    }
+#endif
+    for (; l0 < lanes; l0 += LANES) {
+        int nl = lanes - l0 < LANES ? lanes - l0 : LANES;
+        if (nl == LANES) /* constant trip count: the compiler vectorizes */
+            PSL_CAT(PSL_SELL_FN, _lanes)(col + l0, val + l0, width, C, LANES, x, t);
+        else
+            PSL_CAT(PSL_SELL_FN, _lanes)(col + l0, val + l0, width, C, nl, x, t);
+        PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
+    }
+}
+
 static void PSL_SELL_FN(double alpha, const psl_matrix *A, const void *x, double beta,
                         void *y, psl_scalar vec_type)
 {
@@ -41,28 +127,11 @@ static void PSL_SELL_FN(double alpha, const psl_matrix *A, const void *x, double
     }
     const ACC_T a = (ACC_T)alpha, b = (ACC_T)beta;
     const bool use_beta = beta != 0;
-    const int32_t C = A->C, nslices = A->nslices;
-    const int64_t nrows = A->nrows;
-#pragma omp parallel for schedule(static, psl_omp_chunk_slices(C)) \
+    const int32_t nslices = A->nslices;
+#pragma omp parallel for schedule(static, psl_omp_chunk_slices(A->C)) \
     if (A->stored > PSL_OMP_MIN_WORK)
-    for (int32_t k = 0; k < nslices; k++) {
-        const int64_t base = A->slice_ptr[k];
-        const int64_t width = (A->slice_ptr[k + 1] - base) / C;
-        const int64_t row0 = (int64_t)k * C;
-        const int32_t lanes = (int32_t)(nrows - row0 < C ? nrows - row0 : C);
-        for (int32_t l0 = 0; l0 < lanes; l0 += LANES) {
-            ACC_T t[LANES];
-            const int32_t *col = A->sell_col + base + l0;
-            const char *val = (const char *)A->sell_val + (base + l0) * (int64_t)sizeof(VAL_T);
-            int nl = lanes - l0 < LANES ? lanes - l0 : LANES;
-            if (nl == LANES) /* constant trip count: the compiler vectorizes */
-                PSL_CAT(PSL_SELL_FN, _lanes)(col, val, width, C, LANES, x, t);
-            else
-                PSL_CAT(PSL_SELL_FN, _lanes)(col, val, width, C, nl, x, t);
-            for (int l = 0; l < nl; l++)
-                YSTORE(y, psl_spmv_out_row(A, row0 + l0 + l), t[l], a, b, use_beta);
-        }
-    }
+    for (int32_t k = 0; k < nslices; k++)
+        PSL_CAT(PSL_SELL_FN, _slice)(A, k, x, y, a, b, use_beta);
 }
 
 #undef PSL_SELL_FN

@@ -1,52 +1,21 @@
 /*
  * spmv_sell.c -- OpenMP SELL-C-sigma SpMV kernels for FP64/FP32/FP16/BF16
- * values and FP64/FP32/FP16 vectors, all instantiated from sell_tmpl.h.
+ * values and FP64/FP32/FP16 vectors: the portable instances
+ * (sell_instances.h) and the choice among them and the SIMD ones.
  */
 #include "cpu_common.h"
 
-#define PSL_TEMPLATE "sell_tmpl.h"
-
-#define VAL_NAME fp64
-#define VAL_T double
-#define VLOAD(v, k) ((ACC_T)((const double *)(v))[k])
-#include "vec_instances.h"
-#undef VAL_NAME
-#undef VAL_T
-#undef VLOAD
-
-#define VAL_NAME fp32
-#define VAL_T float
-#define VLOAD(v, k) ((ACC_T)((const float *)(v))[k])
-#include "vec_instances.h"
-#undef VAL_NAME
-#undef VAL_T
-#undef VLOAD
-
-#define VAL_NAME fp16
-#define VAL_T uint16_t
-#define VLOAD(v, k) ((ACC_T)psl_half_to_float(((const uint16_t *)(v))[k]))
-#include "vec_instances.h"
-#undef VAL_NAME
-#undef VAL_T
-#undef VLOAD
-
-#define VAL_NAME bf16
-#define VAL_T uint16_t
-#define VLOAD(v, k) ((ACC_T)psl_bf16_to_float(((const uint16_t *)(v))[k]))
-#include "vec_instances.h"
-#undef VAL_NAME
-#undef VAL_T
-#undef VLOAD
+#include "sell_instances.h"
 
 psl_spmv_fn psl_cpu_sell_select(psl_scalar value_type, psl_scalar vec_type)
 {
-    static const psl_spmv_fn table[4][3] = {
-        {psl_cpu_sell_fp64_v64, psl_cpu_sell_fp64_v32, psl_cpu_sell_fp64_v16},
-        {psl_cpu_sell_fp32_v64, psl_cpu_sell_fp32_v32, psl_cpu_sell_fp32_v16},
-        {psl_cpu_sell_fp16_v64, psl_cpu_sell_fp16_v32, psl_cpu_sell_fp16_v16},
-        {psl_cpu_sell_bf16_v64, psl_cpu_sell_bf16_v32, psl_cpu_sell_bf16_v16},
-    };
-    if ((unsigned)value_type > PSL_BF16 || (unsigned)vec_type > PSL_FP16)
-        return NULL;
-    return table[value_type][vec_type];
+    psl_spmv_fn f = NULL;
+#if PSL_X86_SIMD
+    switch (psl_cpu_isa()) {
+    case PSL_ISA_AVX512: f = psl_cpu_sell_select_avx512(value_type, vec_type); break;
+    case PSL_ISA_AVX2: f = psl_cpu_sell_select_avx2(value_type, vec_type); break;
+    default: break;
+    }
+#endif
+    return f ? f : sell_table(value_type, vec_type);
 }

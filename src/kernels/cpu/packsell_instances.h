@@ -1,0 +1,51 @@
+/*
+ * packsell_instances.h -- instantiate packsell_tmpl.h per codec family and
+ * vector kind in the including translation unit, and define
+ * packsell_table() over them. Families: e8 (E8MY and BF16: the value bits
+ * are a float, decode is the mask alone), e5 (FP16 and other E5MY: shift by
+ * a constant and rescale) and generic (shift by 8-e and rescale). Decoding
+ * is exact in every family. Included once by spmv_packsell.c (portable) and
+ * by simd_tu.h (per instruction set).
+ */
+#define PSL_TEMPLATE "packsell_tmpl.h"
+
+#define FAMILY e8
+#define DECODE(vb, e, scale) psl_bits_to_float(vb)
+#define SDECODE(w, f, pk) psl_s_decode_e8(w, f, pk)
+#include "vec_instances.h"
+#undef FAMILY
+#undef DECODE
+#undef SDECODE
+
+#define FAMILY e5
+#define DECODE(vb, e, scale) psl_decode_inplace(vb, 5, scale)
+#define SDECODE(w, f, pk) psl_s_decode_ex(w, f, pk)
+#include "vec_instances.h"
+#undef FAMILY
+#undef DECODE
+#undef SDECODE
+
+#define FAMILY generic
+#define DECODE(vb, e, scale) psl_decode_inplace(vb, e, scale)
+#define SDECODE(w, f, pk) psl_s_decode_ex(w, f, pk)
+#include "vec_instances.h"
+#undef FAMILY
+#undef DECODE
+#undef SDECODE
+
+#undef PSL_TEMPLATE
+
+/* The PackSELL kernel of this translation unit for the codec, or NULL. */
+static psl_spmv_fn packsell_table(psl_codec codec, psl_scalar vec_type)
+{
+    static const psl_spmv_fn table[3][3] = {
+        {psl_cpu_packsell_e8_v64, psl_cpu_packsell_e8_v32, psl_cpu_packsell_e8_v16},
+        {psl_cpu_packsell_e5_v64, psl_cpu_packsell_e5_v32, psl_cpu_packsell_e5_v16},
+        {psl_cpu_packsell_generic_v64, psl_cpu_packsell_generic_v32,
+         psl_cpu_packsell_generic_v16},
+    };
+    if (codec.exp_bits < 2 || codec.exp_bits > 8 || (unsigned)vec_type > PSL_FP16)
+        return NULL;
+    int family = codec.exp_bits == 8 ? 0 : codec.exp_bits == 5 ? 1 : 2;
+    return table[family][vec_type];
+}

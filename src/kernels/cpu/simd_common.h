@@ -1,0 +1,130 @@
+/*
+ * simd_common.h -- the vector kinds of the SIMD kernel templates, built on
+ * the primitives of simd_<isa>.h (included first). For each kind of
+ * vec_instances.h (v64: double accumulators, v32 and v16: float) it gives
+ * the accumulator type psl_s_<kind>_acc, the number of blocks summed
+ * together psl_s_<kind>_nb, and zero / x (x[c] gathered) / val (float
+ * values widened) / madd / store. For the SELL value types it gives the
+ * stored values of a block as either accumulator type: psl_s_<val>_f / _d.
+ */
+static inline psl_vd2 psl_s_fp32_d(const void *p) { return psl_s_f2d(psl_s_fp32_f(p)); }
+static inline psl_vd2 psl_s_fp16_d(const void *p) { return psl_s_f2d(psl_s_fp16_f(p)); }
+static inline psl_vd2 psl_s_bf16_d(const void *p) { return psl_s_f2d(psl_s_bf16_f(p)); }
+
+typedef psl_vd2 psl_s_v64_acc;
+typedef psl_vf psl_s_v32_acc;
+typedef psl_vf psl_s_v16_acc;
+enum { psl_s_v64_nb = PSL_S_NB_D, psl_s_v32_nb = PSL_S_NB_F, psl_s_v16_nb = PSL_S_NB_F };
+
+static inline psl_vd2 psl_s_v64_zero(void) { return psl_s_zero_d(); }
+static inline psl_vf psl_s_v32_zero(void) { return psl_s_zero_f(); }
+static inline psl_vf psl_s_v16_zero(void) { return psl_s_zero_f(); }
+
+/* x[c] in the lanes of m; lim = ncols-2 (used by FP16 vectors only). */
+static inline psl_vd2 psl_s_v64_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    return psl_s_gather_d(x, c, m);
+}
+static inline psl_vf psl_s_v32_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    return psl_s_gather_f(x, c, m);
+}
+static inline psl_vf psl_s_v16_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    return psl_s_gather_h(x, c, m, lim);
+}
+
+static inline psl_vd2 psl_s_v64_val(psl_vf v) { return psl_s_f2d(v); }
+static inline psl_vf psl_s_v32_val(psl_vf v) { return v; }
+static inline psl_vf psl_s_v16_val(psl_vf v) { return v; }
+
+static inline psl_vd2 psl_s_v64_madd(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
+{
+    return psl_s_madd_d(acc, m, v, xv);
+}
+static inline psl_vf psl_s_v32_madd(psl_vf acc, psl_vm m, psl_vf v, psl_vf xv)
+{
+    return psl_s_madd_f(acc, m, v, xv);
+}
+static inline psl_vf psl_s_v16_madd(psl_vf acc, psl_vm m, psl_vf v, psl_vf xv)
+{
+    return psl_s_madd_f(acc, m, v, xv);
+}
+
+static inline void psl_s_v64_store(double *t, psl_vd2 a) { psl_s_store_d(t, a); }
+static inline void psl_s_v32_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
+static inline void psl_s_v16_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
+
+/* Finish n (a multiple of PSL_VL) rows with sums t into y[out[l]], as
+ * psl_<kind>_y does row by row; FP16 vectors round with F16C. */
+static inline void psl_s_v64_finish(void *y, const int64_t *out, int n, const double *t,
+                                    double a, double b, bool beta)
+{
+    for (int l = 0; l < n; l++)
+        psl_v64_y(y, out[l], t[l], a, b, beta);
+}
+static inline void psl_s_v32_finish(void *y, const int64_t *out, int n, const float *t,
+                                    float a, float b, bool beta)
+{
+    for (int l = 0; l < n; l++)
+        psl_v32_y(y, out[l], t[l], a, b, beta);
+}
+static inline void psl_s_v16_finish(void *y, const int64_t *out, int n, const float *t,
+                                    float a, float b, bool beta)
+{
+    uint16_t *p = (uint16_t *)y;
+    float r[PSL_ROWS_MAX];
+    uint16_t h[PSL_ROWS_MAX];
+    for (int l = 0; l < n; l++)
+        r[l] = a * t[l];
+    if (beta)
+        for (int l = 0; l < n; l++)
+            r[l] = r[l] + b * psl_half_to_float(p[out[l]]);
+    for (int l = 0; l < n; l += PSL_VL)
+        psl_s_f2h(r + l, h + l);
+    for (int l = 0; l < n; l++)
+        p[out[l]] = h[l];
+}
+
+/* Largest group of lanes summed together (acc arrays, t buffers). */
+#define PSL_S_MAX_NB 4
+
+/* Per-matrix constants of PackSELL decoding (word.h) as vectors. */
+typedef struct psl_s_pack {
+    psl_vi dmask; /* D low bits: delta of a flag-1 word after >> 1 */
+    psl_vi vmask; /* value bits left in place (sign included) */
+    psl_vi mag;   /* value bits without the sign */
+    psl_vi sign;
+    psl_vf scale; /* psl_codec_decode_scale(e) */
+    int sh;       /* 8 - e */
+} psl_s_pack;
+
+static inline psl_s_pack psl_s_pack_init(int D, int e)
+{
+    uint32_t low = (1u << (D + 1)) - 1u;
+    psl_s_pack p;
+    p.dmask = psl_s_set1((1u << D) - 1u);
+    p.vmask = psl_s_set1(~low);
+    p.mag = psl_s_set1(0x7fffffffu & ~low);
+    p.sign = psl_s_set1(0x80000000u);
+    p.scale = psl_s_as_f(psl_s_set1(psl_float_to_bits(psl_codec_decode_scale(e))));
+    p.sh = 8 - e;
+    return p;
+}
+
+/* Values of the words as float, as psl_decode_inplace / psl_bits_to_float
+ * of psl_word_value_bits: zero for flag-0 words (lanes not in f), whose
+ * bits would otherwise often be subnormal floats, which cost a microcode
+ * assist per multiplication on many CPUs even when the lane is dropped. */
+static inline psl_vf psl_s_decode_e8(psl_vi w, psl_vm f, const psl_s_pack *p)
+{
+    return psl_s_as_f(psl_s_and_m(w, f, p->vmask));
+}
+static inline psl_vf psl_s_decode_ex(psl_vi w, psl_vm f, const psl_s_pack *p)
+{
+    psl_vi m = psl_s_and_m(w, f, p->mag);
+    psl_vi u = psl_s_or(psl_s_and(w, p->sign), psl_s_srl(m, p->sh));
+    return psl_s_mulf(psl_s_as_f(u), p->scale);
+}

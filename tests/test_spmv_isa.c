@@ -1,0 +1,220 @@
+/*
+ * test_spmv_isa.c -- the SIMD variants of the OpenMP SELL/PackSELL kernels
+ * (AVX2, AVX-512, chosen at run time) against the reference kernel, bit for
+ * bit, on every instruction set this CPU has (PSL_CPU_ISA caps the choice):
+ * slice heights that leave partial SIMD groups and scalar leftover lanes,
+ * one- and two-column matrices (the FP16 gather's last-column path),
+ * scattered columns (dummy words), both permutation modes, every vector
+ * type, and x with subnormal, infinite and NaN entries.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "spmv_fixture.h"
+#include "kernels/cpu/cpu_common.h"
+
+#include <math.h>
+
+static const struct {
+    psl_format f;
+    psl_scalar vt;
+    psl_codec codec;
+} kinds[] = {
+    {PSL_FORMAT_SELL, PSL_FP64, {5, 10}},     {PSL_FORMAT_SELL, PSL_FP32, {5, 10}},
+    {PSL_FORMAT_SELL, PSL_FP16, {5, 10}},     {PSL_FORMAT_SELL, PSL_BF16, {5, 10}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
+static const char *isa_env[] = {"generic", "avx2", "avx512"};
+
+/* y = alpha*A*x + beta*y0 by "omp" (under the current PSL_CPU_ISA) and by
+ * "ref"; 1 when the bits agree. */
+static int same_as_ref(const psl_matrix *A, const tvec *x, double alpha, const tvec *y0,
+                       double beta)
+{
+    size_t bytes = (size_t)(y0->n ? y0->n : 1) * psl_scalar_size(y0->t);
+    void *yo = malloc(bytes), *yr = malloc(bytes);
+    memcpy(yo, y0->p, bytes);
+    memcpy(yr, y0->p, bytes);
+    CHECK_OK(psl_spmv_named("omp", alpha, A, x->p, beta, yo, x->t));
+    CHECK_OK(psl_spmv_named("ref", alpha, A, x->p, beta, yr, x->t));
+    int same = tvec_same_bits(yo, yr, y0->t, y0->n);
+    free(yo);
+    free(yr);
+    return same;
+}
+
+TEST(isa_env_caps_the_choice)
+{
+    unsetenv("PSL_CPU_ISA");
+    psl_isa best = psl_cpu_isa();
+    setenv("PSL_CPU_ISA", "generic", 1);
+    CHECK(psl_cpu_isa() == PSL_ISA_GENERIC);
+    setenv("PSL_CPU_ISA", "avx2", 1);
+    CHECK(psl_cpu_isa() == (best < PSL_ISA_AVX2 ? best : PSL_ISA_AVX2));
+    setenv("PSL_CPU_ISA", "avx512", 1);
+    CHECK(psl_cpu_isa() == best);
+    setenv("PSL_CPU_ISA", "bogus", 1);
+    CHECK(psl_cpu_isa() == best);
+    unsetenv("PSL_CPU_ISA");
+    CHECK(strcmp(psl_cpu_isa_name(PSL_ISA_AVX512), "avx512") == 0);
+    printf("  this CPU: %s\n", psl_cpu_isa_name(best));
+}
+
+static const struct {
+    int32_t nrows, ncols;
+    int k, kind;
+} shapes[] = {
+    {333, 333, 6, 0}, {130, 1, 1, 0}, {97, 2, 2, 0}, {150, 3, 2, 1},
+    {200, 5000, 8, 3}, {257, 257, 4, 4}, {64, 64, 40, 2},
+};
+#define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+TEST(simd_equals_ref_battery)
+{
+    unsetenv("PSL_CPU_ISA");
+    psl_isa best = psl_cpu_isa();
+    const int32_t Cs[] = {8, 16, 24, 32, 40, 64};
+    const double ab[][2] = {{1.0, 0.0}, {-0.75, 0.5}, {2.0, 1.0}};
+    int run = 0, bad = 0;
+    for (int isa = 0; isa <= (int)best; isa++) {
+        setenv("PSL_CPU_ISA", isa_env[isa], 1);
+        for (int s = 0; s < NSHAPES; s++) {
+            tcsr m = tcsr_random(shapes[s].nrows, shapes[s].ncols, shapes[s].k,
+                                 shapes[s].kind, 300 + (unsigned)s);
+            for (int k = 0; k < NKINDS; k++)
+                for (int ci = 0; ci < 6; ci++) {
+                    int32_t C = Cs[ci];
+                    int32_t sigma = (run % 3 == 0) ? 0 : (run % 3 == 1) ? C : 4 * C;
+                    psl_permute pm = (psl_permute)(run % 2);
+                    psl_matrix *A = fx_sliced(&m, kinds[k].f, kinds[k].vt, kinds[k].codec,
+                                              C, sigma, pm);
+                    CHECK(A != NULL);
+                    for (int vi = 0; A && vi < 3; vi++) {
+                        tvec x = tvec_random(vec_types[vi], m.ncols, 11 + (unsigned)run);
+                        tvec y0 = tvec_random(vec_types[vi], m.nrows, 13 + (unsigned)run);
+                        const double *c = ab[run % 3];
+                        if (!same_as_ref(A, &x, c[0], &y0, c[1])) {
+                            if (bad++ < 5)
+                                CHECK_MSG(0, "%s: shape %d kind %d C=%d sigma=%d perm=%d "
+                                          "vec=%d", isa_env[isa], s, k, (int)C, (int)sigma,
+                                          (int)pm, vi);
+                        }
+                        run++;
+                        tvec_free(&x);
+                        tvec_free(&y0);
+                    }
+                    psl_matrix_destroy(&A);
+                }
+            tcsr_free(&m);
+        }
+    }
+    unsetenv("PSL_CPU_ISA");
+    CHECK(bad == 0);
+    CHECK(run > 1000);
+}
+
+TEST(special_x_values_same_bits)
+{
+    /* x cycles through subnormal, huge, infinite and NaN values (FP16
+     * subnormals and NaNs go through the hardware conversion, which quiets a
+     * signalling NaN; the product quiets it in the reference too): the SIMD
+     * kernels must
+     * propagate them exactly as the reference does. */
+    unsetenv("PSL_CPU_ISA");
+    psl_isa best = psl_cpu_isa();
+    tcsr m = tcsr_random(100, 90, 5, 0, 77);
+    const double special[] = {0x1p-20, -0x1p-24, 60000.0, INFINITY, -INFINITY, NAN, 1.0};
+    int bad = 0;
+    for (int isa = 0; isa <= (int)best; isa++) {
+        setenv("PSL_CPU_ISA", isa_env[isa], 1);
+        for (int k = 0; k < NKINDS; k++) {
+            psl_matrix *A = fx_sliced(&m, kinds[k].f, kinds[k].vt, kinds[k].codec, 32, 64,
+                                      PSL_PERMUTE_IMPLICIT);
+            for (int vi = 0; A && vi < 3; vi++) {
+                tvec x = tvec_random(vec_types[vi], m.ncols, 5);
+                tvec y0 = tvec_random(vec_types[vi], m.nrows, 6);
+                for (int32_t c = 0; c < m.ncols; c += 3)
+                    tvec_set(&x, c, special[(c / 3) % 7]);
+                if (!same_as_ref(A, &x, 1.0, &y0, 0.5) && bad++ < 5)
+                    CHECK_MSG(0, "%s: kind %d vec %d", isa_env[isa], k, vi);
+                if (vec_types[vi] == PSL_FP16) {
+                    /* signalling NaNs, alone (one payload: which of two NaNs
+                     * an addition returns is the compiler's choice) */
+                    tvec_free(&x);
+                    x = tvec_random(PSL_FP16, m.ncols, 8);
+                    for (int32_t c = m.ncols - 1; c >= 0; c -= 17)
+                        ((uint16_t *)x.p)[c] = 0xfd01;
+                    if (!same_as_ref(A, &x, 1.0, &y0, 0.5) && bad++ < 5)
+                        CHECK_MSG(0, "%s: kind %d signalling NaN", isa_env[isa], k);
+                }
+                tvec_free(&x);
+                tvec_free(&y0);
+            }
+            psl_matrix_destroy(&A);
+        }
+    }
+    unsetenv("PSL_CPU_ISA");
+    tcsr_free(&m);
+    CHECK(bad == 0);
+}
+
+#if PSL_X86_SIMD
+#include <immintrin.h>
+
+/* FP16 of f by the F16C instruction the SIMD kernels use (RNE). */
+__attribute__((target("avx,f16c"))) static uint16_t f16c_from_float(float f)
+{
+    __m128i h = _mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT);
+    return (uint16_t)_mm_extract_epi16(h, 0);
+}
+__attribute__((target("avx,f16c"))) static float f16c_to_float(uint16_t h)
+{
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
+}
+#endif
+
+TEST(f16c_matches_half_h)
+{
+    /* The SIMD kernels convert FP16 x and y with F16C; half.h is the
+     * contract. Every half, and a strided sample of all floats plus every
+     * float near the rounding and range boundaries. */
+#if PSL_X86_SIMD
+    unsetenv("PSL_CPU_ISA");
+    if (psl_cpu_isa() == PSL_ISA_GENERIC) { /* the SIMD kernels assume F16C with AVX2 */
+        printf("  no AVX2/F16C: skipped\n");
+        return;
+    }
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float a = psl_half_to_float((uint16_t)h), b = f16c_to_float((uint16_t)h);
+        uint32_t ua = psl_float_to_bits(a), ub = psl_float_to_bits(b);
+        /* signalling NaNs come back quiet from F16C: only the quiet bit may differ */
+        if (ua != ub && !((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) && (ua | 0x400000u) == ub))
+            if (bad++ < 5)
+                CHECK_MSG(0, "half %04x: half.h %08x, F16C %08x", (unsigned)h, (unsigned)ua,
+                          (unsigned)ub);
+    }
+    const uint32_t edges[] = {0x33000000u, 0x38800000u, 0x477ff000u, 0x7f800000u};
+    for (uint64_t u = 0; u < (1ull << 32); u += 4093) {
+        for (int e = -1; e < 4; e++) {
+            uint32_t v = e < 0 ? (uint32_t)u : (edges[e] ^ (uint32_t)(u & 0x80000fffu));
+            float f = psl_bits_to_float(v);
+            uint16_t a = psl_float_to_half(f), b = f16c_from_float(f);
+            if (a != b && bad++ < 5)
+                CHECK_MSG(0, "float %08x: half.h %04x, F16C %04x", (unsigned)v, a, b);
+        }
+    }
+    CHECK(bad == 0);
+#endif
+}
+
+static const psl_test_case tests[] = {
+    {"f16c_matches_half_h", f16c_matches_half_h},
+    {"isa_env_caps_the_choice", isa_env_caps_the_choice},
+    {"simd_equals_ref_battery", simd_equals_ref_battery},
+    {"special_x_values_same_bits", special_x_values_same_bits},
+};
+PSL_TEST_MAIN(tests)
