@@ -15,36 +15,9 @@
 #include <math.h>
 #include <omp.h>
 
-/* A storage kind: format + value type (CSR, SELL) or codec (PackSELL). */
-typedef struct kind {
-    psl_format f;
-    psl_scalar vt;
-    psl_codec codec;
-    const char *name;
-} kind;
-
-static const kind kinds[] = {
-    {PSL_FORMAT_CSR, PSL_FP64, {5, 10}, "csr-fp64"},
-    {PSL_FORMAT_CSR, PSL_FP32, {5, 10}, "csr-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP64, {5, 10}, "sell-fp64"},
-    {PSL_FORMAT_SELL, PSL_FP32, {5, 10}, "sell-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP16, {5, 10}, "sell-fp16"},
-    {PSL_FORMAT_SELL, PSL_BF16, {5, 10}, "sell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}, "packsell-fp16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}, "packsell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}, "packsell-e8m21"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}, "packsell-e8m10"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 0}, "packsell-e8m0"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 12}, "packsell-e5m12"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}, "packsell-e4m3"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}, "packsell-e7m12"},
-};
-#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
-
-static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
 
 /* Handle of kind k for m. */
-static psl_matrix *build(const tcsr *m, const kind *k, int32_t C, int32_t sigma, psl_permute pm)
+static psl_matrix *build(const tcsr *m, const fx_kind *k, int32_t C, int32_t sigma, psl_permute pm)
 {
     if (k->f == PSL_FORMAT_CSR)
         return fx_csr(m, k->vt);
@@ -77,26 +50,26 @@ TEST(hand_computed)
     double v[] = {1, 2, 4, -1};
     tcsr m = {3, 4, rp, ci, v};
     const double expect[] = {15, 1, 9};
-    for (int k = 0; k < NKINDS; k++)
+    for (int k = 0; k < FX_NKINDS; k++)
         for (int vi = 0; vi < 3; vi++) {
-            psl_matrix *A = build(&m, &kinds[k], 2, 2, PSL_PERMUTE_IMPLICIT);
-            tvec x = tvec_random(vec_types[vi], 4, 1), y = tvec_random(vec_types[vi], 3, 2);
+            psl_matrix *A = build(&m, &fx_kinds[k], 2, 2, PSL_PERMUTE_IMPLICIT);
+            tvec x = tvec_random(fx_vec_types[vi], 4, 1), y = tvec_random(fx_vec_types[vi], 3, 2);
             for (int i = 0; i < 4; i++)
                 tvec_set(&x, i, i + 1);
             for (int i = 0; i < 3; i++)
                 tvec_set(&y, i, 1);
             const char *kn[] = {"ref", "omp"};
             for (int r = 0; r < 2; r++) {
-                tvec yy = tvec_random(vec_types[vi], 3, 2);
+                tvec yy = tvec_random(fx_vec_types[vi], 3, 2);
                 for (int i = 0; i < 3; i++)
                     tvec_set(&yy, i, 1);
-                CHECK_OK(psl_spmv_named(kn[r], 2.0, A, x.p, 1.0, yy.p, vec_types[vi]));
+                CHECK_OK(psl_spmv_named(kn[r], 2.0, A, x.p, 1.0, yy.p, fx_vec_types[vi]));
                 for (int i = 0; i < 3; i++) {
-                    tvec_set(&yy, i, vec_types[vi] == PSL_FP64 ? ((double *)yy.p)[i]
-                                     : vec_types[vi] == PSL_FP32
+                    tvec_set(&yy, i, fx_vec_types[vi] == PSL_FP64 ? ((double *)yy.p)[i]
+                                     : fx_vec_types[vi] == PSL_FP32
                                          ? ((float *)yy.p)[i]
                                          : psl_half_to_float(((uint16_t *)yy.p)[i]));
-                    CHECK_MSG(yy.d[i] == expect[i], "%s %s vec %d row %d: %g", kinds[k].name,
+                    CHECK_MSG(yy.d[i] == expect[i], "%s %s vec %d row %d: %g", fx_kinds[k].name,
                               kn[r], vi, i, yy.d[i]);
                 }
                 tvec_free(&yy);
@@ -161,22 +134,22 @@ TEST(battery_all_kinds)
     for (int s = 0; s < NSHAPES; s++) {
         tcsr m = tcsr_random(shapes[s].nrows, shapes[s].ncols, shapes[s].k, shapes[s].kind,
                              100 + (unsigned)s);
-        for (int k = 0; k < NKINDS; k++) {
-            tcsr R = fx_rounded(&m, kinds[k].f, kinds[k].vt, kinds[k].codec);
+        for (int k = 0; k < FX_NKINDS; k++) {
+            tcsr R = fx_rounded(&m, fx_kinds[k].f, fx_kinds[k].vt, fx_kinds[k].codec);
             for (int ci = 0; ci < 3; ci++)
                 for (int si = 0; si < 3; si++)
                     for (int p = 0; p < 2; p++) {
                         int32_t C = Cs[ci], sigma = si == 0 ? 0 : si == 1 ? C : 256;
-                        if (kinds[k].f == PSL_FORMAT_CSR && (ci || si || p))
+                        if (fx_kinds[k].f == PSL_FORMAT_CSR && (ci || si || p))
                             continue; /* CSR has no slices */
-                        psl_matrix *A = build(&m, &kinds[k], C, sigma, (psl_permute)p);
+                        psl_matrix *A = build(&m, &fx_kinds[k], C, sigma, (psl_permute)p);
                         for (int vi = 0; vi < 3; vi++) {
                             char label[160];
                             snprintf(label, sizeof label, "%s %s C=%d sigma=%d %s vec=%d",
-                                     shapes[s].name, kinds[k].name, (int)C, (int)sigma,
+                                     shapes[s].name, fx_kinds[k].name, (int)C, (int)sigma,
                                      p ? "explicit" : "implicit", vi);
-                            tvec x = tvec_random(vec_types[vi], m.ncols, 7 + (unsigned)run);
-                            tvec y0 = tvec_random(vec_types[vi], m.nrows, 9 + (unsigned)run);
+                            tvec x = tvec_random(fx_vec_types[vi], m.ncols, 7 + (unsigned)run);
+                            tvec y0 = tvec_random(fx_vec_types[vi], m.nrows, 9 + (unsigned)run);
                             const double *c = ab[run % 3];
                             run_and_check(A, &R, &x, c[0], &y0, c[1], label);
                             run++;
@@ -196,17 +169,17 @@ TEST(alpha_beta_combinations)
 {
     tcsr m = tcsr_random(97, 80, 6, 1, 5);
     const double alphas[] = {0.0, 1.0, -2.5, 0.1, 0x1p-30}, betas[] = {0.0, 1.0, -0.5, 1.0 / 3};
-    for (int k = 0; k < NKINDS; k++) {
-        tcsr R = fx_rounded(&m, kinds[k].f, kinds[k].vt, kinds[k].codec);
-        psl_matrix *A = build(&m, &kinds[k], 8, 16, PSL_PERMUTE_IMPLICIT);
+    for (int k = 0; k < FX_NKINDS; k++) {
+        tcsr R = fx_rounded(&m, fx_kinds[k].f, fx_kinds[k].vt, fx_kinds[k].codec);
+        psl_matrix *A = build(&m, &fx_kinds[k], 8, 16, PSL_PERMUTE_IMPLICIT);
         for (int vi = 0; vi < 3; vi++)
             for (int a = 0; a < 5; a++)
                 for (int b = 0; b < 4; b++) {
                     char label[96];
-                    snprintf(label, sizeof label, "%s vec=%d alpha=%g beta=%g", kinds[k].name, vi,
+                    snprintf(label, sizeof label, "%s vec=%d alpha=%g beta=%g", fx_kinds[k].name, vi,
                              alphas[a], betas[b]);
-                    tvec x = tvec_random(vec_types[vi], m.ncols, 3);
-                    tvec y0 = tvec_random(vec_types[vi], m.nrows, 4);
+                    tvec x = tvec_random(fx_vec_types[vi], m.ncols, 3);
+                    tvec y0 = tvec_random(fx_vec_types[vi], m.nrows, 4);
                     run_and_check(A, &R, &x, alphas[a], &y0, betas[b], label);
                     tvec_free(&x);
                     tvec_free(&y0);
@@ -233,18 +206,18 @@ static int all_finite(const void *y, psl_scalar t, int64_t n)
 TEST(beta_zero_ignores_nan_in_y)
 {
     tcsr m = tcsr_random(64, 64, 4, 1, 11);
-    for (int k = 0; k < NKINDS; k++) {
-        psl_matrix *A = build(&m, &kinds[k], 4, 8, PSL_PERMUTE_IMPLICIT);
+    for (int k = 0; k < FX_NKINDS; k++) {
+        psl_matrix *A = build(&m, &fx_kinds[k], 4, 8, PSL_PERMUTE_IMPLICIT);
         for (int vi = 0; vi < 3; vi++) {
-            tvec x = tvec_random(vec_types[vi], m.ncols, 1);
-            tvec y = tvec_random(vec_types[vi], m.nrows, 1);
+            tvec x = tvec_random(fx_vec_types[vi], m.ncols, 1);
+            tvec y = tvec_random(fx_vec_types[vi], m.nrows, 1);
             const char *kn[] = {"ref", "omp"};
             for (int r = 0; r < 2; r++) {
                 for (int i = 0; i < m.nrows; i++)
                     tvec_set(&y, i, NAN);
-                CHECK_OK(psl_spmv_named(kn[r], 1.0, A, x.p, 0.0, y.p, vec_types[vi]));
-                CHECK_MSG(all_finite(y.p, vec_types[vi], m.nrows), "%s %s vec=%d",
-                          kinds[k].name, kn[r], vi);
+                CHECK_OK(psl_spmv_named(kn[r], 1.0, A, x.p, 0.0, y.p, fx_vec_types[vi]));
+                CHECK_MSG(all_finite(y.p, fx_vec_types[vi], m.nrows), "%s %s vec=%d",
+                          fx_kinds[k].name, kn[r], vi);
             }
             tvec_free(&x);
             tvec_free(&y);
@@ -281,21 +254,21 @@ TEST(inf_in_x_at_unused_columns)
         char *used = calloc((size_t)m->ncols, 1);
         for (int64_t q = 0; q < m->rp[m->nrows]; q++)
             used[m->ci[q]] = 1;
-        for (int k = 0; k < NKINDS; k++)
+        for (int k = 0; k < FX_NKINDS; k++)
             for (int c = 0; c < 3; c++) {
                 int32_t C = c == 0 ? 1 : c == 1 ? 4 : 32, sigma = c == 2 ? 32 : 0;
-                psl_matrix *A = build(m, &kinds[k], C, sigma, PSL_PERMUTE_IMPLICIT);
+                psl_matrix *A = build(m, &fx_kinds[k], C, sigma, PSL_PERMUTE_IMPLICIT);
                 for (int vi = 0; vi < 3; vi++) {
-                    tvec x = tvec_random(vec_types[vi], m->ncols, 2);
-                    tvec y = tvec_random(vec_types[vi], m->nrows, 3);
+                    tvec x = tvec_random(fx_vec_types[vi], m->ncols, 2);
+                    tvec y = tvec_random(fx_vec_types[vi], m->nrows, 3);
                     for (int32_t j = 0; j < m->ncols; j++)
                         if (!used[j])
                             tvec_set(&x, j, INFINITY);
                     const char *kn[] = {"ref", "omp"};
                     for (int r = 0; r < 2; r++) {
-                        CHECK_OK(psl_spmv_named(kn[r], 1.0, A, x.p, 0.5, y.p, vec_types[vi]));
-                        CHECK_MSG(all_finite(y.p, vec_types[vi], m->nrows), "%d %s %s C=%d vec=%d",
-                                  mi, kinds[k].name, kn[r], (int)C, vi);
+                        CHECK_OK(psl_spmv_named(kn[r], 1.0, A, x.p, 0.5, y.p, fx_vec_types[vi]));
+                        CHECK_MSG(all_finite(y.p, fx_vec_types[vi], m->nrows), "%d %s %s C=%d vec=%d",
+                                  mi, fx_kinds[k].name, kn[r], (int)C, vi);
                     }
                     tvec_free(&x);
                     tvec_free(&y);
@@ -311,8 +284,8 @@ TEST(nan_in_x_propagates_like_csr)
 {
     tcsr m = tcsr_random(60, 60, 4, 0, 31);
     int32_t col = m.ci[0]; /* used by row 0 */
-    for (int k = 0; k < NKINDS; k++) {
-        psl_matrix *A = build(&m, &kinds[k], 4, 8, PSL_PERMUTE_EXPLICIT);
+    for (int k = 0; k < FX_NKINDS; k++) {
+        psl_matrix *A = build(&m, &fx_kinds[k], 4, 8, PSL_PERMUTE_EXPLICIT);
         int32_t order[60];
         CHECK_OK(psl_matrix_row_order(A, order));
         tvec x = tvec_random(PSL_FP64, m.ncols, 2);
@@ -323,7 +296,7 @@ TEST(nan_in_x_propagates_like_csr)
             int uses = 0;
             for (int64_t q = m.rp[order[s]]; q < m.rp[order[s] + 1]; q++)
                 uses |= m.ci[q] == col;
-            CHECK_MSG((isnan(y[s]) ? 1 : 0) == uses, "%s stored row %d", kinds[k].name, s);
+            CHECK_MSG((isnan(y[s]) ? 1 : 0) == uses, "%s stored row %d", fx_kinds[k].name, s);
         }
         tvec_free(&x);
         psl_matrix_destroy(&A);
@@ -340,27 +313,27 @@ TEST(empty_shapes)
         int32_t nr = dims[d][0], nc = dims[d][1];
         int64_t *rp = calloc((size_t)nr + 1, sizeof(int64_t));
         tcsr m = {nr, nc, rp, NULL, NULL};
-        for (int k = 0; k < NKINDS; k++)
+        for (int k = 0; k < FX_NKINDS; k++)
             for (int vi = 0; vi < 3; vi++) {
-                psl_matrix *A = build(&m, &kinds[k], 4, 4, PSL_PERMUTE_IMPLICIT);
-                tvec x = tvec_random(vec_types[vi], nc, 1);
+                psl_matrix *A = build(&m, &fx_kinds[k], 4, 4, PSL_PERMUTE_IMPLICIT);
+                tvec x = tvec_random(fx_vec_types[vi], nc, 1);
                 for (int32_t j = 0; j < nc; j++)
                     tvec_set(&x, j, NAN);
-                tvec y = tvec_random(vec_types[vi], nr, 5);
+                tvec y = tvec_random(fx_vec_types[vi], nr, 5);
                 const char *kn[] = {"ref", "omp"};
                 for (int r = 0; r < 2; r++) {
-                    tvec yy = tvec_random(vec_types[vi], nr, 5);
+                    tvec yy = tvec_random(fx_vec_types[vi], nr, 5);
                     CHECK_OK(psl_spmv_named(kn[r], 3.0, A, nc ? x.p : NULL, 0.5,
-                                            nr ? yy.p : NULL, vec_types[vi]));
+                                            nr ? yy.p : NULL, fx_vec_types[vi]));
                     for (int32_t i = 0; i < nr; i++) {
-                        double got = vec_types[vi] == PSL_FP64 ? ((double *)yy.p)[i]
-                                     : vec_types[vi] == PSL_FP32
+                        double got = fx_vec_types[vi] == PSL_FP64 ? ((double *)yy.p)[i]
+                                     : fx_vec_types[vi] == PSL_FP32
                                          ? ((float *)yy.p)[i]
                                          : psl_half_to_float(((uint16_t *)yy.p)[i]);
                         CHECK_MSG(got == 0.5 * y.d[i] ||
-                                      (vec_types[vi] == PSL_FP16 &&
+                                      (fx_vec_types[vi] == PSL_FP16 &&
                                        fabs(got - 0.5 * y.d[i]) <= 0x1p-11 * fabs(y.d[i])),
-                                  "%dx%d %s %s vec=%d row %d", (int)nr, (int)nc, kinds[k].name,
+                                  "%dx%d %s %s vec=%d row %d", (int)nr, (int)nc, fx_kinds[k].name,
                                   kn[r], vi, (int)i);
                     }
                     tvec_free(&yy);
@@ -376,25 +349,25 @@ TEST(empty_shapes)
 TEST(explicit_equals_implicit_reordered)
 {
     tcsr m = tcsr_random(333, 250, 6, 2, 41);
-    for (int k = 2; k < NKINDS; k++) /* sliced kinds */
+    for (int k = 2; k < FX_NKINDS; k++) /* sliced kinds */
         for (int vi = 0; vi < 3; vi++) {
-            psl_matrix *Ai = build(&m, &kinds[k], 4, 64, PSL_PERMUTE_IMPLICIT);
-            psl_matrix *Ae = build(&m, &kinds[k], 4, 64, PSL_PERMUTE_EXPLICIT);
+            psl_matrix *Ai = build(&m, &fx_kinds[k], 4, 64, PSL_PERMUTE_IMPLICIT);
+            psl_matrix *Ae = build(&m, &fx_kinds[k], 4, 64, PSL_PERMUTE_EXPLICIT);
             int32_t order[333];
             CHECK_OK(psl_matrix_row_order(Ae, order));
-            tvec x = tvec_random(vec_types[vi], m.ncols, 8);
-            tvec yi = tvec_random(vec_types[vi], m.nrows, 9);
-            tvec ye = tvec_random(vec_types[vi], m.nrows, 9);
+            tvec x = tvec_random(fx_vec_types[vi], m.ncols, 8);
+            tvec yi = tvec_random(fx_vec_types[vi], m.nrows, 9);
+            tvec ye = tvec_random(fx_vec_types[vi], m.nrows, 9);
             /* same y0 seen through the permutation */
             for (int s = 0; s < 333; s++)
                 tvec_set(&ye, s, yi.d[order[s]]);
-            CHECK_OK(psl_spmv(1.25, Ai, x.p, -1.0, yi.p, vec_types[vi]));
-            CHECK_OK(psl_spmv(1.25, Ae, x.p, -1.0, ye.p, vec_types[vi]));
-            size_t es = psl_scalar_size(vec_types[vi]);
+            CHECK_OK(psl_spmv(1.25, Ai, x.p, -1.0, yi.p, fx_vec_types[vi]));
+            CHECK_OK(psl_spmv(1.25, Ae, x.p, -1.0, ye.p, fx_vec_types[vi]));
+            size_t es = psl_scalar_size(fx_vec_types[vi]);
             int same = 1;
             for (int s = 0; s < 333; s++)
                 same &= memcmp((char *)ye.p + s * es, (char *)yi.p + order[s] * es, es) == 0;
-            CHECK_MSG(same, "%s vec=%d", kinds[k].name, vi);
+            CHECK_MSG(same, "%s vec=%d", fx_kinds[k].name, vi);
             tvec_free(&x);
             tvec_free(&yi);
             tvec_free(&ye);
@@ -419,13 +392,13 @@ TEST(packsell_delta_limits)
                          ncols - 1};
         double v[6] = {1, 2, 4, -1, 0.5, 8};
         tcsr m = {3, ncols, rp, ci, v};
-        kind k = {PSL_FORMAT_PACKSELL, PSL_FP64, codecs[c], "packsell"};
+        fx_kind k = {PSL_FORMAT_PACKSELL, PSL_FP64, codecs[c], "packsell"};
         tcsr R = fx_rounded(&m, k.f, k.vt, k.codec);
         psl_matrix *A = build(&m, &k, 2, 0, PSL_PERMUTE_IMPLICIT);
         CHECK_MSG(A->dummies == 3, "D=%d dummies %lld", D, (long long)A->dummies);
         for (int vi = 0; vi < 3; vi++) {
-            tvec x = tvec_random(vec_types[vi], ncols, 1);
-            tvec y0 = tvec_random(vec_types[vi], 3, 2);
+            tvec x = tvec_random(fx_vec_types[vi], ncols, 1);
+            tvec y0 = tvec_random(fx_vec_types[vi], 3, 2);
             run_and_check(A, &R, &x, 1.0, &y0, 0.0, "delta limits");
             tvec_free(&x);
             tvec_free(&y0);
@@ -439,22 +412,22 @@ TEST(thread_count_determinism)
 {
     tcsr m = tcsr_random(6000, 6000, 6, 2, 51);
     int saved = omp_get_max_threads();
-    for (int k = 0; k < NKINDS; k++) {
-        psl_matrix *A = build(&m, &kinds[k], 32, 256, PSL_PERMUTE_IMPLICIT);
+    for (int k = 0; k < FX_NKINDS; k++) {
+        psl_matrix *A = build(&m, &fx_kinds[k], 32, 256, PSL_PERMUTE_IMPLICIT);
         for (int vi = 0; vi < 3; vi++) {
-            tvec x = tvec_random(vec_types[vi], m.ncols, 1);
-            tvec y1 = tvec_random(vec_types[vi], m.nrows, 2);
-            tvec y2 = tvec_random(vec_types[vi], m.nrows, 2);
-            tvec y3 = tvec_random(vec_types[vi], m.nrows, 2);
+            tvec x = tvec_random(fx_vec_types[vi], m.ncols, 1);
+            tvec y1 = tvec_random(fx_vec_types[vi], m.nrows, 2);
+            tvec y2 = tvec_random(fx_vec_types[vi], m.nrows, 2);
+            tvec y3 = tvec_random(fx_vec_types[vi], m.nrows, 2);
             omp_set_num_threads(1);
-            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y1.p, vec_types[vi]));
+            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y1.p, fx_vec_types[vi]));
             omp_set_num_threads(2);
-            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y2.p, vec_types[vi]));
+            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y2.p, fx_vec_types[vi]));
             omp_set_num_threads(3);
-            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y3.p, vec_types[vi]));
-            CHECK_MSG(tvec_same_bits(y1.p, y2.p, vec_types[vi], m.nrows) &&
-                          tvec_same_bits(y1.p, y3.p, vec_types[vi], m.nrows),
-                      "%s vec=%d", kinds[k].name, vi);
+            CHECK_OK(psl_spmv_named("omp", 0.5, A, x.p, 2.0, y3.p, fx_vec_types[vi]));
+            CHECK_MSG(tvec_same_bits(y1.p, y2.p, fx_vec_types[vi], m.nrows) &&
+                          tvec_same_bits(y1.p, y3.p, fx_vec_types[vi], m.nrows),
+                      "%s vec=%d", fx_kinds[k].name, vi);
             tvec_free(&x);
             tvec_free(&y1);
             tvec_free(&y2);
@@ -469,7 +442,7 @@ TEST(thread_count_determinism)
 TEST(env_kernel_choice)
 {
     tcsr m = tcsr_random(500, 500, 5, 0, 61);
-    psl_matrix *A = build(&m, &kinds[8], 32, 256, PSL_PERMUTE_IMPLICIT);
+    psl_matrix *A = build(&m, &fx_kinds[8], 32, 256, PSL_PERMUTE_IMPLICIT);
     tvec x = tvec_random(PSL_FP32, m.ncols, 1);
     tvec y1 = tvec_random(PSL_FP32, m.nrows, 2), y2 = tvec_random(PSL_FP32, m.nrows, 2);
     unsetenv("PSL_KERNEL");
@@ -498,7 +471,7 @@ TEST(env_kernel_choice)
 TEST(bad_arguments)
 {
     tcsr m = tcsr_random(10, 8, 3, 0, 71);
-    psl_matrix *A = build(&m, &kinds[6], 4, 0, PSL_PERMUTE_IMPLICIT);
+    psl_matrix *A = build(&m, &fx_kinds[6], 4, 0, PSL_PERMUTE_IMPLICIT);
     double x[8] = {0}, y[10], keep[10];
     for (int i = 0; i < 10; i++)
         y[i] = keep[i] = i + 0.5;

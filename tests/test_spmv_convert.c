@@ -15,32 +15,6 @@
 #include <omp.h>
 #include <unistd.h>
 
-typedef struct target {
-    psl_format f;
-    psl_scalar vt;
-    psl_codec codec;
-    const char *name;
-} target;
-
-static const target targets[] = {
-    {PSL_FORMAT_CSR, PSL_FP64, {5, 10}, "csr-fp64"},
-    {PSL_FORMAT_CSR, PSL_FP32, {5, 10}, "csr-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP64, {5, 10}, "sell-fp64"},
-    {PSL_FORMAT_SELL, PSL_FP32, {5, 10}, "sell-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP16, {5, 10}, "sell-fp16"},
-    {PSL_FORMAT_SELL, PSL_BF16, {5, 10}, "sell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}, "packsell-fp16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}, "packsell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}, "packsell-e8m21"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}, "packsell-e8m10"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 0}, "packsell-e8m0"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}, "packsell-e5m10"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}, "packsell-e4m3"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}, "packsell-e7m12"},
-};
-#define NTARGETS ((int)(sizeof targets / sizeof targets[0]))
-
-static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
 
 /* FP64 CSR source number i (NULL when there are no more). */
 static psl_matrix *source(int i, char *name, size_t len)
@@ -97,17 +71,17 @@ TEST(converted_all_targets)
     for (int si = 0; (src = source(si, name, sizeof name)) != NULL; si++) {
         psl_matrix_info sinfo;
         CHECK_OK(psl_matrix_get_info(src, &sinfo));
-        for (int t = 0; t < NTARGETS; t++)
+        for (int t = 0; t < FX_NKINDS; t++)
             for (int c = 0; c < 3; c++)
                 for (int g = 0; g < 3; g++)
                     for (int p = 0; p < 2; p++) {
-                        if (targets[t].f == PSL_FORMAT_CSR && (c || g || p))
+                        if (fx_kinds[t].f == PSL_FORMAT_CSR && (c || g || p))
                             continue;
                         psl_convert_options opt;
                         psl_convert_options_init(&opt);
-                        opt.format = targets[t].f;
-                        opt.value_type = targets[t].vt;
-                        opt.codec = targets[t].codec;
+                        opt.format = fx_kinds[t].f;
+                        opt.value_type = fx_kinds[t].vt;
+                        opt.codec = fx_kinds[t].codec;
                         opt.slice_height = Cs[c];
                         opt.sigma = g == 0 ? 0 : g == 1 ? Cs[c] : 256;
                         opt.permute = (psl_permute)p;
@@ -123,17 +97,17 @@ TEST(converted_all_targets)
                         for (int vi = 0; vi < 3; vi++) {
                             char label[160];
                             snprintf(label, sizeof label, "%s %s C=%d sigma=%d %s vec=%d", name,
-                                     targets[t].name, (int)opt.slice_height, (int)opt.sigma,
+                                     fx_kinds[t].name, (int)opt.slice_height, (int)opt.sigma,
                                      p ? "explicit" : "implicit", vi);
-                            tvec x = tvec_random(vec_types[vi], sinfo.ncols, 3 + (unsigned)run);
-                            tvec y0 = tvec_random(vec_types[vi], sinfo.nrows, 5 + (unsigned)run);
+                            tvec x = tvec_random(fx_vec_types[vi], sinfo.ncols, 3 + (unsigned)run);
+                            tvec y0 = tvec_random(fx_vec_types[vi], sinfo.nrows, 5 + (unsigned)run);
                             const double *k = ab[run % 3];
                             size_t bytes = (size_t)(y0.n ? y0.n : 1) * psl_scalar_size(y0.t);
                             void *yo = malloc(bytes), *yr = malloc(bytes);
                             memcpy(yo, y0.p, bytes);
                             memcpy(yr, y0.p, bytes);
-                            CHECK_OK(psl_spmv(k[0], A, x.p, k[1], yo, vec_types[vi]));
-                            CHECK_OK(psl_spmv_named("ref", k[0], A, x.p, k[1], yr, vec_types[vi]));
+                            CHECK_OK(psl_spmv(k[0], A, x.p, k[1], yo, fx_vec_types[vi]));
+                            CHECK_OK(psl_spmv_named("ref", k[0], A, x.p, k[1], yr, fx_vec_types[vi]));
                             CHECK_MSG(fx_check_against_oracle(A, &R, &x, k[0], &y0, k[1], yo,
                                                               label) == 0,
                                       "%s", label);
