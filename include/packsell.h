@@ -312,6 +312,39 @@ psl_status psl_matrix_open(psl_matrix **A, const char *source);
  * CUDA; *count = 0 when CUDA is compiled in but no device is present. */
 psl_status psl_cuda_device_count(int *count);
 
+/* A matrix resident on the current CUDA device (opaque). Every function
+ * below returns PSL_ERR_NOT_SUPPORTED in a build without CUDA, and turns
+ * every CUDA/cuSPARSE error into PSL_ERR_CUDA with the CUDA message.
+ * `stream` is a cudaStream_t passed as void* (NULL: the legacy default
+ * stream); device pointers are plain device memory (cudaMalloc). */
+typedef struct psl_dmatrix psl_dmatrix;
+
+/* Copy a host matrix (CSR FP64/FP32, SELL, PackSELL) to the device.
+ * Synchronous with respect to the host arrays (they may be freed after the
+ * call returns). */
+psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
+
+/* Free a device matrix (synchronizes the device first); sets *dA = NULL. */
+void psl_dmatrix_destroy(psl_dmatrix **dA);
+
+/* Same statistics as psl_matrix_get_info of the uploaded matrix. */
+psl_status psl_dmatrix_get_info(const psl_dmatrix *dA, psl_matrix_info *info);
+
+/* Bytes of device workspace psl_dspmv needs for this matrix and vector type
+ * (0 for SELL/PackSELL; cuSPARSE's buffer for CSR). */
+psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
+                                    size_t *bytes);
+
+/* y = alpha*A*x + beta*y on the device, asynchronous on `stream`: d_x
+ * (ncols) and d_y (nrows) are device arrays of vec_type (FP64, FP32, FP16;
+ * accumulation FP64 for FP64 vectors, FP32 otherwise); beta == 0: y is not
+ * read. No allocation, no synchronization: CUDA-graph capturable. Results
+ * are bitwise deterministic run to run. workspace: device memory of at least
+ * psl_dspmv_workspace_size bytes (may be NULL when that is 0). */
+psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void *d_x, double beta,
+                     void *d_y, psl_scalar vec_type, void *workspace,
+                     size_t workspace_bytes, void *stream);
+
 #ifdef __cplusplus
 }
 #endif
