@@ -94,6 +94,21 @@ static inline const char *psl_test_matrix_dir(void)
     return buf;
 }
 
+/* True when the shared matrix directory is there; otherwise prints a SKIP
+ * line naming the test (CI always has it; a bare device machine may not). */
+static inline int psl_test_matrices_available(const char *test)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("SKIP %s: %s not found (set PSL_MATRIX_DIR)\n", test, path);
+        return 0;
+    }
+    fclose(f);
+    return 1;
+}
+
 /* Deterministic splitmix64 generator for tests. */
 static inline unsigned long long psl_test_rand(unsigned long long *s)
 {
