@@ -1,0 +1,204 @@
+/*
+ * dmatrix.cu -- device matrices (extern "C"): psl_dmatrix_upload copies a
+ * host matrix's arrays to the current device on the caller's stream and
+ * waits for the copies; psl_dmatrix_destroy frees them; psl_dmatrix_get_info
+ * answers from the host copy of the statistics.
+ */
+#include "dmatrix.cuh"
+
+#include "format/word.h"
+
+#include <string.h>
+
+/* *dst = a new device array holding n elements of size bytes from src
+ * (NULL when n == 0), copied asynchronously on stream. */
+static psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size,
+                            cudaStream_t stream, const char *what)
+{
+    *dst = NULL;
+    if (n <= 0)
+        return PSL_OK;
+    if ((uint64_t)n > SIZE_MAX / size)
+        return psl_error(PSL_ERR_SIZE_OVERFLOW, "device copy of %s: %lld elements of %zu bytes",
+                         what, (long long)n, size);
+    size_t bytes = (size_t)n * size;
+    cudaError_t err = cudaMalloc(dst, bytes);
+    if (err != cudaSuccess) {
+        *dst = NULL;
+        (void)cudaGetLastError();
+        return psl_error(PSL_ERR_CUDA,
+                         "cudaMalloc of %zu bytes for the device %s failed: %s (%s)", bytes,
+                         what, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    return PSL_CUDA_OK(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+/* Free everything a (partial) device matrix holds, and the object. */
+static void psl_dmatrix_free(psl_dmatrix *d)
+{
+    psl_cuda_csr_release(d);
+    void *arrays[] = {d->d_slice_ptr, d->d_perm,   d->d_words,   d->d_col,
+                      d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        if (arrays[i])
+            (void)cudaFree(arrays[i]);
+    (void)cudaGetLastError();
+    d->magic = PSL_DEAD_MAGIC;
+    psl_free(d);
+}
+
+/* The sliced arrays (SELL, PackSELL) and the kernel parameters. */
+static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    const int64_t total = A->slice_ptr[A->nslices];
+    PSL_TRY(psl_dcopy(&d->d_slice_ptr, A->slice_ptr, (int64_t)A->nslices + 1, sizeof(int64_t), s,
+                      "slice offsets"));
+    if (A->permute == PSL_PERMUTE_IMPLICIT && A->perm && A->sigma > 0)
+        PSL_TRY(psl_dcopy(&d->d_perm, A->perm, A->nrows, (size_t)A->perm_bytes, s,
+                          "permutation"));
+    if (A->format == PSL_FORMAT_PACKSELL) {
+        PSL_TRY(psl_dcopy(&d->d_words, A->words, total, sizeof(uint32_t), s, "PackSELL words"));
+    } else {
+        PSL_TRY(psl_dcopy(&d->d_col, A->sell_col, total, sizeof(int32_t), s, "SELL columns"));
+        PSL_TRY(psl_dcopy(&d->d_val, A->sell_val, total, psl_scalar_size(A->value_type), s,
+                          "SELL values"));
+    }
+    psl_dsliced *m = &d->s;
+    m->slice_ptr = (const int64_t *)d->d_slice_ptr;
+    m->perm = d->d_perm;
+    m->perm_bytes = A->perm_bytes;
+    m->sigma = A->sigma;
+    m->C = A->C;
+    m->nrows = A->nrows;
+    m->ncols = A->ncols;
+    m->dblock = psl_dblock(A);
+    m->kleft = A->kleft;
+    m->words = (const uint32_t *)d->d_words;
+    m->D = A->delta_bits;
+    m->e = A->codec.exp_bits;
+    m->scale = A->format == PSL_FORMAT_PACKSELL ? psl_codec_decode_scale(A->codec.exp_bits) : 1.0f;
+    m->col = (const int32_t *)d->d_col;
+    m->val = d->d_val;
+    return PSL_OK;
+}
+
+/* The CSR arrays with one index width for cuSPARSE: 32-bit row offsets and
+ * columns when nnz < 2^31, else 64-bit both. Host staging copies (freed
+ * here after the stream has drained). Empty matrices upload nothing: the
+ * dispatcher never calls cuSPARSE for them. */
+static psl_status psl_upload_csr(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
+        return PSL_OK;
+    psl_status st = PSL_OK;
+    void *stage = NULL;
+    const int64_t n = A->nrows, nnz = A->nnz;
+    d->csr_index64 = nnz > INT32_MAX;
+    if (!d->csr_index64) {
+        PSL_TRY(psl_alloc(&stage, (size_t)n + 1, sizeof(int32_t), "device CSR staging"));
+        int32_t *rp = (int32_t *)stage;
+        for (int64_t i = 0; i <= n; i++)
+            rp[i] = (int32_t)A->row_ptr[i];
+        st = psl_dcopy(&d->d_row_ptr, rp, n + 1, sizeof(int32_t), s, "CSR row pointers");
+        if (st == PSL_OK)
+            st = psl_dcopy(&d->d_csr_col, A->col_idx, nnz, sizeof(int32_t), s, "CSR columns");
+    } else {
+        PSL_TRY(psl_alloc(&stage, (size_t)nnz, sizeof(int64_t), "device CSR staging"));
+        int64_t *ci = (int64_t *)stage;
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < nnz; k++)
+            ci[k] = A->col_idx[k];
+        st = psl_dcopy(&d->d_row_ptr, A->row_ptr, n + 1, sizeof(int64_t), s, "CSR row pointers");
+        if (st == PSL_OK)
+            st = psl_dcopy(&d->d_csr_col, ci, nnz, sizeof(int64_t), s, "CSR columns");
+    }
+    if (st == PSL_OK)
+        st = psl_dcopy(&d->d_csr_val, A->values, nnz, psl_scalar_size(A->value_type), s,
+                       "CSR values");
+    /* the staging buffer must outlive the asynchronous copies */
+    psl_status sy = PSL_CUDA_OK(cudaStreamSynchronize(s));
+    psl_free(stage);
+    PSL_TRY(st);
+    PSL_TRY(sy);
+    return psl_cuda_csr_setup(d);
+}
+
+extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream)
+{
+    if (!dA)
+        return psl_error(PSL_ERR_NULL_POINTER, "device matrix output pointer dA is NULL");
+    *dA = NULL;
+    PSL_TRY(psl_matrix_check(A));
+    if (A->format == PSL_FORMAT_CSR && A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
+        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
+                         (int)A->value_type);
+    cudaStream_t s = (cudaStream_t)stream;
+    psl_status st = PSL_OK;
+    int dev = 0, sms = 0, threads = 0;
+    PSL_TRY(PSL_CUDA_OK(cudaGetDevice(&dev)));
+    PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
+    PSL_TRY(PSL_CUDA_OK(
+        cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)));
+
+    psl_dmatrix *d = NULL;
+    PSL_TRY(psl_alloc((void **)&d, 1, sizeof *d, "device matrix"));
+    memset(d, 0, sizeof *d);
+    d->magic = PSL_DMATRIX_MAGIC;
+    d->device = dev;
+    {
+        int per_sm = threads / PSL_CUDA_BLOCK;
+        int64_t g = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+        d->grid_max = (int)(g < INT32_MAX ? g : INT32_MAX);
+    }
+    d->format = A->format;
+    d->value_type = A->value_type;
+    d->nrows = A->nrows;
+    d->ncols = A->ncols;
+    d->nnz = A->nnz;
+    d->codec = A->codec;
+    st = psl_matrix_get_info(A, &d->info);
+    if (st != PSL_OK)
+        goto fail;
+    st = A->format == PSL_FORMAT_CSR ? psl_upload_csr(d, A, s) : psl_upload_sliced(d, A, s);
+    if (st != PSL_OK)
+        goto fail;
+    /* the caller may free its host arrays as soon as this returns */
+    PSL_CUDA_GO(cudaStreamSynchronize(s));
+    *dA = d;
+    return PSL_OK;
+fail:
+    (void)cudaStreamSynchronize(s); /* no copy may still read the host arrays */
+    psl_dmatrix_free(d);
+    return st;
+}
+
+extern "C" void psl_dmatrix_destroy(psl_dmatrix **dA)
+{
+    if (!dA || !*dA)
+        return;
+    psl_dmatrix *d = *dA;
+    if (d->magic == PSL_DMATRIX_MAGIC) {
+        int cur = -1;
+        bool switched = cudaGetDevice(&cur) == cudaSuccess && cur != d->device &&
+                        cudaSetDevice(d->device) == cudaSuccess;
+        (void)cudaDeviceSynchronize(); /* no kernel may still read the arrays */
+        psl_dmatrix_free(d);
+        if (switched)
+            (void)cudaSetDevice(cur);
+        (void)cudaGetLastError();
+    }
+    *dA = NULL;
+}
+
+extern "C" psl_status psl_dmatrix_get_info(const psl_dmatrix *dA, psl_matrix_info *info)
+{
+    if (!dA)
+        return psl_error(PSL_ERR_NULL_POINTER, "device matrix handle is NULL");
+    if (dA->magic != PSL_DMATRIX_MAGIC)
+        return psl_error(PSL_ERR_INVALID_HANDLE,
+                         "device matrix handle is invalid (destroyed or never uploaded)");
+    if (!info)
+        return psl_error(PSL_ERR_NULL_POINTER, "info is NULL");
+    *info = dA->info;
+    return PSL_OK;
+}

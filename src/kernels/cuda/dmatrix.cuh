@@ -1,0 +1,102 @@
+/*
+ * dmatrix.cuh -- the device matrix object (struct psl_dmatrix) and the
+ * internal interface between the device SpMV dispatcher (dspmv.cu) and the
+ * kernels of each format (spmv_sell.cu, spmv_packsell.cu, spmv_csr.cu,
+ * spmv_scale.cu). C++ linkage inside the CUDA gateway; the public API
+ * (include/packsell.h) stays extern "C".
+ */
+#ifndef PSL_CUDA_DMATRIX_CUH
+#define PSL_CUDA_DMATRIX_CUH
+
+#include "gateway.cuh"
+
+#include <mutex>
+
+#define PSL_DMATRIX_MAGIC 0x44534c5053504dULL /* "MPSPLSD" */
+
+/* The sliced part of a device matrix, passed by value to the SELL and
+ * PackSELL kernels. Row and slice counts are int32, offsets int64. */
+struct psl_dsliced {
+    const int64_t *slice_ptr; /* nslices+1 offsets into words / sell_col / sell_val */
+    const void *perm;         /* implicit permutation (perm_bytes each) or NULL */
+    int32_t perm_bytes;
+    int32_t sigma;
+    int32_t C;
+    int32_t nrows, ncols;
+    int32_t dblock; /* rows of uniform PackSELL start column (psl_dblock) */
+    int64_t kleft;
+    /* PackSELL */
+    const uint32_t *words;
+    int32_t D, e;
+    float scale; /* psl_codec_decode_scale(e) */
+    /* SELL */
+    const int32_t *col;
+    const void *val;
+};
+
+/*
+ * A matrix resident on one CUDA device. Host copies of the scalar fields
+ * and of the statistics; device copies of the arrays. Nothing in it changes
+ * after upload except under csr_lock (the cuSPARSE handle's stream).
+ */
+struct psl_dmatrix {
+    uint64_t magic;
+    int device;   /* the device the arrays live on */
+    int grid_max; /* most blocks worth launching: SMs x resident blocks per SM */
+    psl_matrix_info info;
+    psl_format format;
+    psl_scalar value_type;
+    int32_t nrows, ncols;
+    int64_t nnz;
+    psl_codec codec;
+
+    psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
+    void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
+
+    /* CSR through cuSPARSE (only when nrows, ncols and nnz are all > 0) */
+    void *d_row_ptr, *d_csr_col, *d_csr_val;
+    bool csr_index64; /* 64-bit row offsets and columns (nnz >= 2^31) */
+    cusparseHandle_t sp;
+    cusparseSpMatDescr_t spA;
+    cusparseSpMVAlg_t alg;
+    size_t ws_bytes[3]; /* cuSPARSE buffer per vector type (PSL_FP64, FP32, FP16) */
+    std::mutex *csr_lock; /* serializes cusparseSetStream + cusparseSpMV */
+};
+
+/* Threads per block of every kernel of the gateway. */
+#define PSL_CUDA_BLOCK 256
+
+/* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
+ * the kernels stride over the rest. */
+static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
+{
+    int64_t b = (n + PSL_CUDA_BLOCK - 1) / PSL_CUDA_BLOCK;
+    if (b > dA->grid_max)
+        b = dA->grid_max;
+    return (unsigned)(b < 1 ? 1 : b);
+}
+
+/* Kernel launchers: arguments checked by the dispatcher, alpha/beta already
+ * rounded to the accumulation type by the caller's vector type. Each one
+ * launches on `stream` and returns the launch status. */
+psl_status psl_cuda_sell_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                              void *y, psl_scalar vec_type, cudaStream_t stream);
+psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const void *x,
+                                  double beta, void *y, psl_scalar vec_type,
+                                  cudaStream_t stream);
+/* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */
+psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,
+                               psl_scalar vec_type, cudaStream_t stream);
+
+/* cuSPARSE CSR part: set up at upload (handle, descriptor, buffer sizes),
+ * run, and release. */
+psl_status psl_cuda_csr_setup(psl_dmatrix *dA);
+/* PSL_OK when cuSPARSE can multiply this CSR matrix with vec_type vectors,
+ * else PSL_ERR_INVALID_VALUE naming the combination. */
+psl_status psl_cuda_csr_check_type(const psl_dmatrix *dA, psl_scalar vec_type);
+psl_status psl_cuda_csr_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                             void *y, psl_scalar vec_type, void *workspace,
+                             cudaStream_t stream);
+void psl_cuda_csr_release(psl_dmatrix *dA);
+
+#endif /* PSL_CUDA_DMATRIX_CUH */

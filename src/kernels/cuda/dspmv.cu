@@ -1,0 +1,138 @@
+/*
+ * dspmv.cu -- psl_dspmv and psl_dspmv_workspace_size (extern "C"): every
+ * argument checked before anything is launched (so a bad call never touches
+ * y), then the kernel of the matrix's format on the caller's stream. No
+ * allocation, no synchronization: capturable into a CUDA graph.
+ */
+#include "dmatrix.cuh"
+
+/* Check a device matrix handle. */
+static psl_status psl_dcheck(const psl_dmatrix *dA)
+{
+    if (!dA)
+        return psl_error(PSL_ERR_NULL_POINTER, "device matrix handle is NULL");
+    if (dA->magic != PSL_DMATRIX_MAGIC)
+        return psl_error(PSL_ERR_INVALID_HANDLE,
+                         "device matrix handle is invalid (destroyed or never uploaded)");
+    return PSL_OK;
+}
+
+static psl_status psl_dcheck_vec_type(psl_scalar vec_type)
+{
+    if (vec_type != PSL_FP64 && vec_type != PSL_FP32 && vec_type != PSL_FP16)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV vector type %d is not supported (use PSL_FP64, PSL_FP32 "
+                         "or PSL_FP16)",
+                         (int)vec_type);
+    return PSL_OK;
+}
+
+/* Workspace bytes for dA and vec_type (handle and type already checked). */
+static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, size_t *bytes)
+{
+    *bytes = 0;
+    if (dA->format != PSL_FORMAT_CSR)
+        return PSL_OK;
+    PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
+    if (dA->sp) /* cuSPARSE set up: the matrix has rows, columns and entries */
+        *bytes = dA->ws_bytes[vec_type];
+    return PSL_OK;
+}
+
+/* A device vector argument must be memory the device can address: plain
+ * device memory of dA's device, managed memory or mapped pinned host memory.
+ * An ordinary host pointer is refused here instead of faulting the kernel. */
+static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const char *name)
+{
+    cudaPointerAttributes at;
+    cudaError_t err = cudaPointerGetAttributes(&at, p);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return psl_error(PSL_ERR_INVALID_VALUE, "device SpMV: %s (%p) is not a CUDA pointer: %s",
+                         name, p, cudaGetErrorString(err));
+    }
+    if (at.type == cudaMemoryTypeUnregistered)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV: %s (%p) is host memory, not device memory (cudaMalloc)",
+                         name, p);
+    if (at.type == cudaMemoryTypeDevice && at.device != dA->device)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV: %s lives on device %d but the matrix on device %d", name,
+                         at.device, dA->device);
+    return PSL_OK;
+}
+
+/* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
+static bool psl_doverlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+extern "C" psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
+                                               size_t *bytes)
+{
+    PSL_TRY(psl_dcheck(dA));
+    if (!bytes)
+        return psl_error(PSL_ERR_NULL_POINTER, "bytes is NULL");
+    PSL_TRY(psl_dcheck_vec_type(vec_type));
+    size_t n = 0;
+    PSL_TRY(psl_dworkspace(dA, vec_type, &n));
+    *bytes = n;
+    return PSL_OK;
+}
+
+extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void *d_x, double beta,
+                                void *d_y, psl_scalar vec_type, void *workspace,
+                                size_t workspace_bytes, void *stream)
+{
+    PSL_TRY(psl_dcheck(dA));
+    PSL_TRY(psl_dcheck_vec_type(vec_type));
+    const size_t es = psl_scalar_size(vec_type);
+    const bool needs_x = dA->ncols > 0 && dA->nnz > 0 && dA->nrows > 0;
+    if (!d_x && dA->ncols > 0)
+        return psl_error(PSL_ERR_NULL_POINTER, "device SpMV input vector x is NULL (%d columns)",
+                         (int)dA->ncols);
+    if (!d_y && dA->nrows > 0)
+        return psl_error(PSL_ERR_NULL_POINTER, "device SpMV output vector y is NULL (%d rows)",
+                         (int)dA->nrows);
+    if (psl_doverlap(d_x, (size_t)dA->ncols * es, d_y, (size_t)dA->nrows * es))
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV vectors x and y overlap in memory (y is written in place)");
+    size_t need = 0;
+    PSL_TRY(psl_dworkspace(dA, vec_type, &need));
+    if (need > 0 && !workspace)
+        return psl_error(PSL_ERR_NULL_POINTER,
+                         "device SpMV workspace is NULL but this CSR matrix needs %zu bytes "
+                         "(psl_dspmv_workspace_size)",
+                         need);
+    if (need > workspace_bytes)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV workspace of %zu bytes is too small: this CSR matrix needs "
+                         "%zu bytes (psl_dspmv_workspace_size)",
+                         workspace_bytes, need);
+    int dev = -1;
+    PSL_TRY(PSL_CUDA_OK(cudaGetDevice(&dev)));
+    if (dev != dA->device)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device SpMV: the matrix lives on device %d but the current device is "
+                         "%d (cudaSetDevice)",
+                         dA->device, dev);
+    if (dA->nrows == 0)
+        return PSL_OK;
+    PSL_TRY(psl_dcheck_ptr(dA, d_y, "output vector y"));
+    if (needs_x)
+        PSL_TRY(psl_dcheck_ptr(dA, d_x, "input vector x"));
+
+    cudaStream_t s = (cudaStream_t)stream;
+    if (!needs_x)
+        return psl_cuda_scale_spmv(dA, alpha, beta, d_y, vec_type, s);
+    switch (dA->format) {
+    case PSL_FORMAT_CSR:
+        return psl_cuda_csr_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
+    case PSL_FORMAT_SELL: return psl_cuda_sell_spmv(dA, alpha, d_x, beta, d_y, vec_type, s);
+    case PSL_FORMAT_PACKSELL:
+        return psl_cuda_packsell_spmv(dA, alpha, d_x, beta, d_y, vec_type, s);
+    }
+    return psl_error(PSL_ERR_INTERNAL, "device SpMV: matrix format %d", (int)dA->format);
+}

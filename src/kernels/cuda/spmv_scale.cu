@@ -1,0 +1,38 @@
+/*
+ * spmv_scale.cu -- the device kernel for matrices without entries or without
+ * columns (nnz == 0 or ncols == 0): y = alpha*0 + beta*y on every row, x
+ * never read, y not read when beta == 0 (the CPU's psl_cpu_scale).
+ */
+#include "vec_ops.cuh"
+
+template <class V>
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK)
+    psl_scale_kernel(int32_t n, typename V::elem *__restrict__ y, typename V::acc a,
+                     typename V::acc b, bool use_beta)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        V::finish(y, i, (typename V::acc)0, a, b, use_beta);
+}
+
+template <class V>
+static psl_status psl_scale_launch(const psl_dmatrix *dA, double alpha, double beta, void *y,
+                                   cudaStream_t stream)
+{
+    psl_scale_kernel<V><<<psl_cuda_grid(dA, dA->nrows), PSL_CUDA_BLOCK, 0, stream>>>(
+        dA->nrows, (typename V::elem *)y, psl_acc_scalar<V>(alpha), psl_acc_scalar<V>(beta),
+        beta != 0);
+    return psl_cuda_launch_status("scale (empty matrix) SpMV");
+}
+
+psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,
+                               psl_scalar vec_type, cudaStream_t stream)
+{
+    switch (vec_type) {
+    case PSL_FP64: return psl_scale_launch<psl_vec64>(dA, alpha, beta, y, stream);
+    case PSL_FP32: return psl_scale_launch<psl_vec32>(dA, alpha, beta, y, stream);
+    case PSL_FP16: return psl_scale_launch<psl_vec16>(dA, alpha, beta, y, stream);
+    default: break;
+    }
+    return psl_error(PSL_ERR_INTERNAL, "device scale kernel: vector type %d", (int)vec_type);
+}

@@ -1,0 +1,100 @@
+/*
+ * vec_ops.cuh -- device helpers shared by the SpMV kernels: the vector
+ * kinds (FP64 vectors with double accumulation, FP32 and FP16 vectors with
+ * float accumulation), explicitly rounded multiply and add (never fused into
+ * an FMA, so the bits equal the CPU kernels', see src/kernels/kernels.h),
+ * stored values converted to the accumulation type, and the output row of a
+ * stored row under implicit permutation.
+ */
+#ifndef PSL_CUDA_VEC_OPS_CUH
+#define PSL_CUDA_VEC_OPS_CUH
+
+#include "dmatrix.cuh"
+
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+/* a*b and a+b, each rounded to nearest even, never contracted. */
+__device__ __forceinline__ float psl_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float psl_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double psl_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double psl_add(double a, double b) { return __dadd_rn(a, b); }
+
+/* Vector kinds. elem: storage of x and y; acc: accumulation type.
+ * x(): x[c] in the accumulation type through the read-only data path (exact);
+ * finish(): y[o] = a*t (+ b*y[o] when use_beta), rounded to the vector type
+ * (FP16 round-to-nearest-even). */
+struct psl_vec64 {
+    typedef double elem;
+    typedef double acc;
+    static __device__ __forceinline__ double x(const double *x, uint32_t c) { return __ldg(x + c); }
+    static __device__ __forceinline__ void finish(double *y, int64_t o, double t, double a,
+                                                  double b, bool use_beta)
+    {
+        double r = psl_mul(a, t);
+        if (use_beta)
+            r = psl_add(r, psl_mul(b, y[o]));
+        y[o] = r;
+    }
+};
+
+struct psl_vec32 {
+    typedef float elem;
+    typedef float acc;
+    static __device__ __forceinline__ float x(const float *x, uint32_t c) { return __ldg(x + c); }
+    static __device__ __forceinline__ void finish(float *y, int64_t o, float t, float a, float b,
+                                                  bool use_beta)
+    {
+        float r = psl_mul(a, t);
+        if (use_beta)
+            r = psl_add(r, psl_mul(b, y[o]));
+        y[o] = r;
+    }
+};
+
+struct psl_vec16 {
+    typedef unsigned short elem; /* IEEE binary16 bits */
+    typedef float acc;
+    static __device__ __forceinline__ float x(const unsigned short *x, uint32_t c)
+    {
+        return __half2float(__ushort_as_half(__ldg(x + c)));
+    }
+    static __device__ __forceinline__ void finish(unsigned short *y, int64_t o, float t, float a,
+                                                  float b, bool use_beta)
+    {
+        float r = psl_mul(a, t);
+        if (use_beta)
+            r = psl_add(r, psl_mul(b, __half2float(__ushort_as_half(y[o]))));
+        y[o] = __half_as_ushort(__float2half_rn(r));
+    }
+};
+
+/* A stored value converted to the accumulation type ACC (double -> float
+ * rounds to nearest even; everything else is exact). */
+template <class ACC> __device__ __forceinline__ ACC psl_to_acc(double v);
+template <> __device__ __forceinline__ double psl_to_acc<double>(double v) { return v; }
+template <> __device__ __forceinline__ float psl_to_acc<float>(double v) { return __double2float_rn(v); }
+template <class ACC> __device__ __forceinline__ ACC psl_to_acc(float v) { return (ACC)v; }
+
+/* Index into y of stored row i of a SELL/PackSELL matrix: with implicit
+ * permutation (perm != NULL) the original row (i/sigma)*sigma + perm[i],
+ * otherwise i. */
+__device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, int32_t i)
+{
+    if (!m.perm)
+        return i;
+    int64_t base = (int64_t)(i / m.sigma) * m.sigma;
+    switch (m.perm_bytes) {
+    case 1: return base + __ldg((const unsigned char *)m.perm + i);
+    case 2: return base + __ldg((const unsigned short *)m.perm + i);
+    default: return base + __ldg((const unsigned int *)m.perm + i);
+    }
+}
+
+/* Host side: alpha or beta rounded to the accumulation type of V. */
+template <class V> static inline typename V::acc psl_acc_scalar(double s)
+{
+    return (typename V::acc)s;
+}
+
+#endif /* PSL_CUDA_VEC_OPS_CUH */
