@@ -67,7 +67,12 @@ static int psl_ok(psl_status st, const char *what, char *err, size_t len)
     if (st == PSL_OK)
         return 1;
     const char *m = psl_last_error_message();
-    snprintf(err, len, "%s: %s", what, m && m[0] ? m : psl_status_string(st));
+    if (!m || !m[0])
+        m = psl_status_string(st);
+    if (strncmp(m, what, strlen(what)) == 0) /* the message names the call already */
+        snprintf(err, len, "%s", m);
+    else
+        snprintf(err, len, "%s: %s", what, m);
     return 0;
 }
 
@@ -583,7 +588,6 @@ static int build_bsr(const gpu_ctx *g, const void *vals, size_t w, int64_t bs, h
     const sorted_csr *s = &g->s;
     int64_t m = g->d->info.nrows, brows = (m + bs - 1) / bs;
     int64_t scratch = bs * (int64_t)(s->max_row > 0 ? s->max_row : 1);
-    int32_t *cnt = NULL;
     int nthreads = 1, rc = -1;
 #ifdef _OPENMP
     nthreads = omp_get_max_threads();
@@ -646,7 +650,6 @@ static int build_bsr(const gpu_ctx *g, const void *vals, size_t w, int64_t bs, h
     rc = 0;
 done:
     free(bufs);
-    free(cnt);
     return rc;
 }
 
@@ -720,9 +723,15 @@ static void run_sparse_one(gpu_ctx *g, const bench_kernel *k, int64_t bs, bench_
     case BENCH_CUSP_COO:
         if (host_alloc(&h, 0, (size_t)nnz * 4, r) != 0)
             goto done;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t p = s->rp[i]; p < s->rp[i + 1]; p++)
-                ((int32_t *)h.a[0])[p] = (int32_t)i;
+        {
+            int32_t *row = h.a[0];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t p = s->rp[i]; p < s->rp[i + 1]; p++)
+                    row[p] = (int32_t)i;
+        }
         h.a[1] = s->ci;
         h.bytes[1] = (size_t)nnz * 4;
         h.a[2] = (void *)vals;
