@@ -49,6 +49,7 @@ typedef struct bench_result {
     double ratio_sell; /* < 0: unknown */
     double backward_error;
     double convert_seconds; /* host conversion (+ upload on the device) */
+    double enqueue_us;      /* cuda: host time to enqueue one timed run; < 0: n/a */
 } bench_result;
 
 /* The command line of bench. */

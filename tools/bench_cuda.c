@@ -36,6 +36,7 @@
 #define COPY_REPS 20
 #define VEC_PAD 4 /* extra zero entries after x and y (BSR rounds up to blocks) */
 #define CONVERT_CHUNK ((int64_t)1 << 20)
+#define BSR_MAX_FILL 8 /* a BSR storing more than 8x the nonzeros is not tried */
 
 /* Shorthand for the error buffer of a result. */
 #define ERR(r) (r)->error, sizeof (r)->error
@@ -119,13 +120,14 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
  * to back, one event interval per run. *t receives malloc'd samples in
  * seconds and *n their count. */
 static int time_runs(gpu_ctx *g, launch_fn fn, void *arg, long long warmup, long long reps,
-                     double min_time, int headstart, double **t, int64_t *n, char *err,
-                     size_t len)
+                     double min_time, int headstart, double **t, int64_t *n,
+                     double *enqueue_s, char *err, size_t len)
 {
     int64_t cap = 0;
-    double total = 0.0;
+    double total = 0.0, host = 0.0;
     *t = NULL;
     *n = 0;
+    *enqueue_s = 0.0;
     for (long long w = 0; w < warmup; w++)
         if (fn(arg, err, len) != 0)
             return -1;
@@ -153,12 +155,14 @@ static int time_runs(gpu_ctx *g, launch_fn fn, void *arg, long long warmup, long
             return -1;
         if (!cuda_ok(cudaEventRecord(g->ev[0], g->stream), "cudaEventRecord", err, len))
             return -1;
+        double h0 = cli_now();
         for (int64_t i = 0; i < b; i++) {
             if (fn(arg, err, len) != 0)
                 return -1;
             if (!cuda_ok(cudaEventRecord(g->ev[i + 1], g->stream), "cudaEventRecord", err, len))
                 return -1;
         }
+        host += cli_now() - h0;
         if (!cuda_ok(cudaEventSynchronize(g->ev[b]), "timed runs", err, len) ||
             !cuda_ok(cudaGetLastError(), "timed runs", err, len))
             return -1;
@@ -171,6 +175,7 @@ static int time_runs(gpu_ctx *g, launch_fn fn, void *arg, long long warmup, long
             total += 1e-3 * (double)ms;
         }
     }
+    *enqueue_s = *n > 0 ? host / (double)*n : 0.0;
     return 0;
 }
 
@@ -272,12 +277,12 @@ done:
 static int time_and_check(gpu_ctx *g, launch_fn fn, void *arg, psl_scalar t,
                           const int32_t *order, int64_t bytes, bench_result *r)
 {
-    double *samples = NULL;
+    double *samples = NULL, enqueue_s = 0.0;
     int64_t n = 0;
     int rc = -1;
     if (set_y(g, t, order, 0, ERR(r)) != 0 ||
         time_runs(g, fn, arg, g->a->warmup, g->a->reps, g->a->min_time, 1, &samples, &n,
-                  ERR(r)) != 0 ||
+                  &enqueue_s, ERR(r)) != 0 ||
         check_result(g, fn, arg, t, order, r) != 0)
         goto done;
     if (n < 1) {
@@ -285,6 +290,7 @@ static int time_and_check(gpu_ctx *g, launch_fn fn, void *arg, psl_scalar t,
         goto done;
     }
     summarize(g, samples, n, bytes, cli_vec_size(t), r);
+    r->enqueue_us = enqueue_s * 1e6;
     rc = 0;
 done:
     free(samples);
@@ -621,6 +627,13 @@ static int build_bsr(const gpu_ctx *g, const void *vals, size_t w, int64_t bs, h
         }
         bptr[br + 1] = (int32_t)nb;
     }
+    if (nb * bs * bs > BSR_MAX_FILL * g->d->info.nnz + bs * bs) {
+        snprintf(ERR(r), "BSR %lldx%lld would store %.1f times the nonzeros (more than %d)",
+                 (long long)bs, (long long)bs,
+                 (double)(nb * bs * bs) / (double)(g->d->info.nnz > 0 ? g->d->info.nnz : 1),
+                 BSR_MAX_FILL);
+        goto done;
+    }
     if (host_alloc(h, 1, (size_t)nb * 4, r) || host_alloc(h, 2, (size_t)(nb * bs * bs) * w, r))
         goto done;
     int32_t *bcol = h->a[1];
@@ -862,7 +875,7 @@ static void run_sparse(gpu_ctx *g, const bench_kernel *k, bench_result *r)
     }
     bench_result r4;
     memset(&r4, 0, sizeof r4);
-    r4.ratio_sell = r4.pct_copy = -1;
+    r4.ratio_sell = r4.pct_copy = r4.enqueue_us = -1;
     run_sparse_one(g, k, 2, r);
     run_sparse_one(g, k, 4, &r4);
     if (r4.ok && (!r->ok || r4.t_median < r->t_median)) {
@@ -891,7 +904,7 @@ static int launch_copy(void *arg, char *err, size_t len)
 static void measure_copy(gpu_ctx *g, bench_device *dev)
 {
     size_t bytes = COPY_BYTES_MAX;
-    double *t = NULL;
+    double *t = NULL, enqueue_s = 0.0;
     int64_t n = 0;
     g->copy_gbs = -1;
     while (bytes >= COPY_BYTES_MIN) {
@@ -914,8 +927,8 @@ static void measure_copy(gpu_ctx *g, bench_device *dev)
     /* never copy uninitialized memory: fill the source with a pattern */
     if (!cuda_ok(cudaMemset(g->copy_src, 0x5a, bytes), "cudaMemset", dev->copy_error,
                  sizeof dev->copy_error) ||
-        time_runs(g, launch_copy, g, COPY_WARMUP, COPY_REPS, 0.0, 0, &t, &n, dev->copy_error,
-                  sizeof dev->copy_error) != 0 ||
+        time_runs(g, launch_copy, g, COPY_WARMUP, COPY_REPS, 0.0, 0, &t, &n, &enqueue_s,
+                  dev->copy_error, sizeof dev->copy_error) != 0 ||
         n < 1) {
         free(t);
         return;
@@ -1015,7 +1028,7 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
         const bench_kernel *k = &a->kernels[i];
         bench_result *r = &res[i];
         memset(r, 0, sizeof *r);
-        r->ratio_sell = r->pct_copy = -1;
+        r->ratio_sell = r->pct_copy = r->enqueue_us = -1;
         snprintf(r->impl, sizeof r->impl, "-");
         if (k->impl == BENCH_CUSPARSE)
             run_sparse(&g, k, r);
@@ -1023,6 +1036,11 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
             run_ours(&g, k, r);
         if (!r->ok && !r->error[0])
             snprintf(ERR(r), "failed");
+        if (r->ok && r->enqueue_us > 0.7 * r->t_median * 1e6)
+            fprintf(stderr,
+                    "packsell bench: %s: warning: the host needs %.2f us to enqueue a run, "
+                    "close to the median %.2f us: the runs may include launch gaps\n",
+                    k->name, r->enqueue_us, r->t_median * 1e6);
         /* a sticky CUDA error (e.g. an illegal address) is reported here
          * and fails the kernels after it, with the same message */
         (void)cudaGetLastError();

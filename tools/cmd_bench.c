@@ -341,6 +341,7 @@ static void run_kernel(const bench_args *a, const bench_data *d, const bench_ker
     memset(r, 0, sizeof *r);
     r->ratio_sell = -1;
     r->pct_copy = -1;
+    r->enqueue_us = -1;
     snprintf(r->impl, sizeof r->impl, "-");
 
     double t0 = cli_now();
@@ -619,6 +620,8 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             cli_json_double(&j, "gbs", r->gbs);
             if (r->pct_copy >= 0)
                 cli_json_double(&j, "pct_copy", r->pct_copy);
+            if (dev && r->enqueue_us >= 0)
+                cli_json_double(&j, "host_enqueue_us", r->enqueue_us);
             cli_json_int(&j, "bytes", r->bytes);
             cli_json_int(&j, "sell_bytes", r->sell_bytes);
             if (r->ratio_sell >= 0)
