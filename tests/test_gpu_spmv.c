@@ -1,0 +1,727 @@
+/*
+ * test_gpu_spmv.c -- the device API (psl_dmatrix_*, psl_dspmv) against the
+ * CPU SpMV, through the public API only (plus cuda_runtime.h for device
+ * vectors). SELL and PackSELL results must equal psl_spmv's BITWISE (both
+ * follow the arithmetic contract of src/kernels/kernels.h; NaNs compare
+ * equal whatever their payload); CSR goes through cuSPARSE, whose summation
+ * order is its own, so it is checked with a rounding-error bound. Also:
+ * beta = 0 with NaN in y, alpha/beta, determinism over 20 runs, a run
+ * captured into a CUDA graph, empty shapes, and bad arguments (each gives
+ * its error before y is touched).
+ *
+ * Without a CUDA device (or in a build without CUDA) the test checks that
+ * the device API fails cleanly, prints "SKIP: no CUDA device (GPU tests
+ * skipped)" and passes.
+ */
+#include "packsell.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef PSL_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+/* ------------------------------------------------------------------ no device */
+
+/* The device API must fail cleanly where there is no device (or no CUDA):
+ * an error status, a message, and no handle. */
+static void check_without_device(psl_status count_status)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "lap2d:4"));
+    psl_dmatrix *dA = (psl_dmatrix *)(uintptr_t)1;
+    psl_status st = psl_dmatrix_upload(&dA, A, NULL);
+    CHECK(st != PSL_OK);
+    CHECK(dA == NULL);
+    CHECK(strlen(psl_last_error_message()) > 0);
+    if (count_status == PSL_ERR_NOT_SUPPORTED) {
+        CHECK_ST(st, PSL_ERR_NOT_SUPPORTED);
+        CHECK(strstr(psl_last_error_message(), "without CUDA") != NULL);
+        size_t ws = 7;
+        psl_matrix_info info;
+        CHECK_ST(psl_dspmv_workspace_size(NULL, PSL_FP64, &ws), PSL_ERR_NOT_SUPPORTED);
+        CHECK_ST(psl_dmatrix_get_info(NULL, &info), PSL_ERR_NOT_SUPPORTED);
+        CHECK_ST(psl_dspmv(1.0, NULL, NULL, 0.0, NULL, PSL_FP64, NULL, 0, NULL),
+                 PSL_ERR_NOT_SUPPORTED);
+    } else {
+        CHECK_ST(st, PSL_ERR_CUDA);
+    }
+    psl_dmatrix_destroy(&dA);
+    psl_dmatrix_destroy(NULL);
+    psl_matrix_destroy(&A);
+}
+
+#ifdef PSL_HAVE_CUDA
+/* ================================================================== with a device */
+
+static const psl_codec FP16_CODEC = {5, 10};
+
+/* ------------------------------------------------------------------ typed vectors */
+
+static size_t esize(psl_scalar t) { return t == PSL_FP64 ? 8 : t == PSL_FP32 ? 4 : 2; }
+
+/* Element i of a vector of type t as a double (exact). */
+static double vget(const void *v, psl_scalar t, int64_t i)
+{
+    if (t == PSL_FP64)
+        return ((const double *)v)[i];
+    if (t == PSL_FP32)
+        return ((const float *)v)[i];
+    return psl_codec_decode(FP16_CODEC, ((const uint16_t *)v)[i]);
+}
+
+/* Store x (exactly representable in t) at element i. */
+static void vset(void *v, psl_scalar t, int64_t i, double x)
+{
+    if (t == PSL_FP64)
+        ((double *)v)[i] = x;
+    else if (t == PSL_FP32)
+        ((float *)v)[i] = (float)x;
+    else {
+        uint32_t bits = 0;
+        psl_codec_encode(FP16_CODEC, PSL_OVERFLOW_ERROR, x, &bits);
+        ((uint16_t *)v)[i] = (uint16_t)bits;
+    }
+}
+
+static int visnan(const void *v, psl_scalar t, int64_t i)
+{
+    if (t == PSL_FP16)
+        return (((const uint16_t *)v)[i] & 0x7fffu) > 0x7c00u;
+    return isnan(vget(v, t, i));
+}
+
+/* Random values k/1024, |k| <= 1000 (exact in every vector type). */
+static void vfill(void *v, psl_scalar t, int64_t n, unsigned long long seed)
+{
+    for (int64_t i = 0; i < n; i++)
+        vset(v, t, i, (double)((int)(psl_test_rand(&seed) % 2001) - 1000) / 1024.0);
+}
+
+static void vfill_nan(void *v, psl_scalar t, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (t == PSL_FP64)
+            ((double *)v)[i] = NAN;
+        else if (t == PSL_FP32)
+            ((float *)v)[i] = NAN;
+        else
+            ((uint16_t *)v)[i] = 0x7e00u;
+    }
+}
+
+/* -1 when a and b have the same bits (any NaN equals any NaN), else the
+ * first differing element. */
+static int64_t first_diff(const void *a, const void *b, psl_scalar t, int64_t n)
+{
+    size_t es = esize(t);
+    for (int64_t i = 0; i < n; i++) {
+        if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) == 0)
+            continue;
+        if (visnan(a, t, i) && visnan(b, t, i))
+            continue;
+        return i;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ storage kinds */
+
+typedef struct kind {
+    psl_format f;
+    psl_scalar vt;
+    psl_codec codec;
+    const char *name;
+} kind;
+
+/* The storage kinds of the CPU SpMV tests (tests/spmv_fixture.h). */
+static const kind kinds[] = {
+    {PSL_FORMAT_CSR, PSL_FP64, {5, 10}, "csr-fp64"},
+    {PSL_FORMAT_CSR, PSL_FP32, {5, 10}, "csr-fp32"},
+    {PSL_FORMAT_SELL, PSL_FP64, {5, 10}, "sell-fp64"},
+    {PSL_FORMAT_SELL, PSL_FP32, {5, 10}, "sell-fp32"},
+    {PSL_FORMAT_SELL, PSL_FP16, {5, 10}, "sell-fp16"},
+    {PSL_FORMAT_SELL, PSL_BF16, {5, 10}, "sell-bf16"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}, "packsell-fp16"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}, "packsell-bf16"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}, "packsell-e8m21"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}, "packsell-e8m10"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 0}, "packsell-e8m0"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 12}, "packsell-e5m12"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}, "packsell-e4m3"},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}, "packsell-e7m12"},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
+
+/* Convert the FP64 CSR src into kind k (saturating codecs). */
+static psl_status convert(psl_matrix **out, const psl_matrix *src, const kind *k, int32_t C,
+                          int32_t sigma, psl_permute pm)
+{
+    psl_convert_options o;
+    psl_convert_options_init(&o);
+    o.format = k->f;
+    o.value_type = k->vt;
+    o.codec = k->codec;
+    o.slice_height = C;
+    o.sigma = sigma;
+    o.permute = pm;
+    o.overflow = PSL_OVERFLOW_SATURATE;
+    return psl_matrix_convert(out, src, &o);
+}
+
+/* An FP64 CSR test matrix from triplets generated by shape:
+ *   0: nrows x ncols, every 3rd row empty, up to 6 entries per other row
+ *      spread over the whole width (far columns: dummy words for small D);
+ *   1: no entries at all. */
+static psl_matrix *edge_matrix(int32_t nrows, int32_t ncols, int shape, unsigned long long seed)
+{
+    int64_t *rp = calloc((size_t)nrows + 1, sizeof(int64_t));
+    int32_t *ci = malloc(((size_t)nrows * 6 + 1) * sizeof(int32_t));
+    double *v = malloc(((size_t)nrows * 6 + 1) * sizeof(double));
+    int64_t nz = 0;
+    for (int32_t i = 0; i < nrows; i++) {
+        rp[i] = nz;
+        int len = (shape == 1 || ncols == 0 || i % 3 == 1) ? 0 : 1 + (int)(psl_test_rand(&seed) % 6);
+        for (int t = 0; t < len; t++) {
+            ci[nz] = (int32_t)(psl_test_rand(&seed) % (unsigned)ncols);
+            v[nz] = (double)((int)(psl_test_rand(&seed) % 2001) - 1000) / 512.0;
+            nz++;
+        }
+    }
+    rp[nrows] = nz;
+    psl_matrix *A = NULL;
+    psl_status st = psl_matrix_create_csr(&A, nrows, ncols, rp, ci, v, PSL_FP64, 0, 0);
+    CHECK_OK(st);
+    free(rp);
+    free(ci);
+    free(v);
+    return A;
+}
+
+
+#define CUDA_CHECK(call)                                                                   \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
+    } while (0)
+
+static cudaStream_t g_stream;
+
+/* Device buffers reused across runs (grown on demand). */
+typedef struct dbuf {
+    void *p;
+    size_t n;
+} dbuf;
+static dbuf g_dx, g_dy, g_ws;
+
+static void *dbuf_get(dbuf *b, size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 1;
+    if (bytes > b->n) {
+        if (b->p)
+            CUDA_CHECK(cudaFree(b->p));
+        b->p = NULL;
+        CUDA_CHECK(cudaMalloc(&b->p, bytes));
+        b->n = bytes;
+    }
+    return b->p;
+}
+
+static void dbuf_free(dbuf *b)
+{
+    if (b->p)
+        CUDA_CHECK(cudaFree(b->p));
+    b->p = NULL;
+    b->n = 0;
+}
+
+/* Run y = alpha*A*x + beta*y on the device (y starts as y0) into yout
+ * (host). Returns the status of psl_dspmv. */
+static psl_status gpu_run(const psl_dmatrix *dA, int32_t nrows, int32_t ncols, const void *x,
+                          double alpha, const void *y0, double beta, psl_scalar vt, void *yout,
+                          cudaStream_t s)
+{
+    size_t xb = (size_t)ncols * esize(vt), yb = (size_t)nrows * esize(vt);
+    void *dx = ncols > 0 ? dbuf_get(&g_dx, xb) : NULL;
+    void *dy = nrows > 0 ? dbuf_get(&g_dy, yb) : NULL;
+    /* every copy on s: a non-blocking stream is not ordered with the legacy one */
+    if (xb)
+        CUDA_CHECK(cudaMemcpyAsync(dx, x, xb, cudaMemcpyHostToDevice, s));
+    if (yb)
+        CUDA_CHECK(cudaMemcpyAsync(dy, y0, yb, cudaMemcpyHostToDevice, s));
+    size_t ws = 0;
+    psl_status st = psl_dspmv_workspace_size(dA, vt, &ws);
+    if (st == PSL_OK) {
+        void *w = ws ? dbuf_get(&g_ws, ws) : NULL;
+        st = psl_dspmv(alpha, dA, dx, beta, dy, vt, w, ws, s);
+    }
+    if (yb)
+        CUDA_CHECK(cudaMemcpyAsync(yout, dy, yb, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaGetLastError());
+    return st;
+}
+
+/* CSR check: |gpu - cpu| within twice the rounding-error bound of the
+ * accumulation type, per row, from the FP64 source matrix R. */
+static int64_t csr_out_of_bound(const psl_matrix *R, const void *x, double alpha, const void *y0,
+                                double beta, psl_scalar vt, const void *ycpu, const void *ygpu)
+{
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    psl_matrix_info info;
+    psl_matrix_get_info(R, &info);
+    if (psl_matrix_csr_view(R, &rp, &ci, &v) != PSL_OK)
+        return 0;
+    const double u = vt == PSL_FP64 ? 0x1p-53 : 0x1p-24;
+    for (int32_t i = 0; i < info.nrows; i++) {
+        double mag = 0;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            mag += fabs(v[k] * vget(x, vt, ci[k]));
+        double len = (double)(rp[i + 1] - rp[i]);
+        double bound = 2 * (len + 3) * u * (fabs(alpha) * mag * (1 + 0x1p-20));
+        if (beta != 0)
+            bound += 2 * 3 * u * fabs(beta * vget(y0, vt, i));
+        double a = vget(ycpu, vt, i), b = vget(ygpu, vt, i);
+        if (isnan(a) && isnan(b))
+            continue;
+        if (!(fabs(a - b) <= bound))
+            return i;
+    }
+    return -1;
+}
+
+static long g_compared;
+
+/* One converted matrix: upload, info, every vector type and two alpha/beta
+ * cases (the first with NaN in y and beta = 0), compared with the CPU. */
+static void check_one(const psl_matrix *R, const psl_matrix *A, const kind *k, const char *label)
+{
+    psl_matrix_info hi, di;
+    CHECK_OK(psl_matrix_get_info(A, &hi));
+    psl_dmatrix *dA = NULL;
+    psl_status st = psl_dmatrix_upload(&dA, A, g_stream);
+    CHECK_MSG(st == PSL_OK, "%s: upload: %s", label, psl_last_error_message());
+    if (st != PSL_OK)
+        return;
+    CHECK_OK(psl_dmatrix_get_info(dA, &di));
+    CHECK_MSG(memcmp(&hi, &di, sizeof hi) == 0, "%s: device info differs", label);
+    const int32_t nr = hi.nrows, nc = hi.ncols;
+    for (int vi = 0; vi < 3; vi++) {
+        psl_scalar vt = vec_types[vi];
+        size_t es = esize(vt);
+        void *x = malloc((size_t)(nc ? nc : 1) * es), *y0 = malloc((size_t)(nr ? nr : 1) * es);
+        void *yc = malloc((size_t)(nr ? nr : 1) * es), *yg = malloc((size_t)(nr ? nr : 1) * es);
+        vfill(x, vt, nc, 11 + (unsigned)vi);
+        const double ab[2][2] = {{1.0, 0.0}, {-0.75, 1.5}};
+        for (int c = 0; c < 2; c++) {
+            if (c == 0)
+                vfill_nan(y0, vt, nr);
+            else
+                vfill(y0, vt, nr, 23 + (unsigned)vi);
+            memcpy(yc, y0, (size_t)nr * es);
+            memset(yg, 0xA5, (size_t)nr * es);
+            CHECK_OK(psl_spmv(ab[c][0], A, x, ab[c][1], yc, vt));
+            int csr_ok = k->f != PSL_FORMAT_CSR ||
+                         (k->vt == PSL_FP64 && vt == PSL_FP64) ||
+                         (k->vt == PSL_FP32 && vt != PSL_FP16);
+            st = gpu_run(dA, nr, nc, x, ab[c][0], y0, ab[c][1], vt, yg, g_stream);
+            if (!csr_ok) {
+                CHECK_MSG(st == PSL_ERR_INVALID_VALUE, "%s vec %d: status %d", label, vi, st);
+                CHECK(strstr(psl_last_error_message(), "not supported") != NULL);
+                /* y untouched: what was copied in came back */
+                CHECK_MSG(memcmp(yg, y0, (size_t)nr * es) == 0, "%s: y touched", label);
+                continue;
+            }
+            CHECK_MSG(st == PSL_OK, "%s vec %d: psl_dspmv: %s", label, vi,
+                      psl_last_error_message());
+            if (st != PSL_OK)
+                continue;
+            int64_t bad = k->f == PSL_FORMAT_CSR
+                              ? csr_out_of_bound(R, x, ab[c][0], y0, ab[c][1], vt, yc, yg)
+                              : first_diff(yc, yg, vt, nr);
+            CHECK_MSG(bad < 0, "%s vec %s alpha %g beta %g: row %lld: cpu %.17g gpu %.17g",
+                      label, vt == PSL_FP64 ? "fp64" : vt == PSL_FP32 ? "fp32" : "fp16",
+                      ab[c][0], ab[c][1], (long long)bad, bad >= 0 ? vget(yc, vt, bad) : 0.0,
+                      bad >= 0 ? vget(yg, vt, bad) : 0.0);
+            g_compared++;
+        }
+        free(x);
+        free(y0);
+        free(yc);
+        free(yg);
+    }
+    psl_dmatrix_destroy(&dA);
+    CHECK(dA == NULL);
+}
+
+/* Every kind x C x sigma x permutation of one FP64 CSR source matrix. */
+static void check_matrix(const psl_matrix *R, const char *name)
+{
+    static const int32_t Cs[] = {32, 8};
+    static const int32_t sigmas[] = {256, 0};
+    for (int ki = 0; ki < NKINDS; ki++) {
+        const kind *k = &kinds[ki];
+        int ncfg = k->f == PSL_FORMAT_CSR ? 1 : 8;
+        for (int cfg = 0; cfg < ncfg; cfg++) {
+            int32_t C = Cs[cfg & 1], sigma = sigmas[(cfg >> 1) & 1];
+            psl_permute pm = (cfg >> 2) & 1 ? PSL_PERMUTE_EXPLICIT : PSL_PERMUTE_IMPLICIT;
+            char label[160];
+            snprintf(label, sizeof label, "%s %s C=%d sigma=%d %s", name, k->name, (int)C,
+                     (int)sigma, pm == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit");
+            psl_matrix *A = NULL;
+            psl_status st = convert(&A, R, k, C, sigma, pm);
+            CHECK_MSG(st == PSL_OK, "%s: convert: %s", label, psl_last_error_message());
+            if (st == PSL_OK)
+                check_one(R, A, k, label);
+            psl_matrix_destroy(&A);
+        }
+    }
+}
+
+TEST(generated_matrices_match_cpu)
+{
+    static const char *specs[] = {"hpcg:4:4:4", "lap2d:50", "powerlaw:3000:8:1.5",
+                                  "random:2000:7"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        psl_matrix *R = NULL;
+        CHECK_OK(psl_generate(&R, specs[i]));
+        if (R)
+            check_matrix(R, specs[i]);
+        psl_matrix_destroy(&R);
+    }
+}
+
+TEST(edge_matrices_match_cpu)
+{
+    static const struct {
+        int32_t nrows, ncols;
+        int shape;
+        const char *name;
+    } e[] = {
+        {0, 0, 0, "0x0"},           {5, 0, 0, "5x0 (no columns)"},
+        {0, 7, 0, "0x7 (no rows)"}, {40, 40, 1, "40x40 no entries"},
+        {300, 300, 0, "300x300 empty rows, far columns"},
+        {37, 5000, 0, "37x5000 wide"}, {500, 37, 0, "500x37 tall"},
+        {1, 64, 0, "1x64"},         {64, 1, 0, "64x1"},
+        {33, 33, 0, "33x33 (partial slices)"},
+    };
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+        psl_matrix *R = edge_matrix(e[i].nrows, e[i].ncols, e[i].shape, 100 + i);
+        if (R)
+            check_matrix(R, e[i].name);
+        psl_matrix_destroy(&R);
+    }
+}
+
+/* Upload kind k of spec (C = 32, sigma = 256, implicit). */
+static psl_dmatrix *upload_kind(const char *spec, const kind *k, psl_matrix **host)
+{
+    psl_matrix *R = NULL, *A = NULL;
+    psl_dmatrix *dA = NULL;
+    CHECK_OK(psl_generate(&R, spec));
+    CHECK_OK(convert(&A, R, k, 32, 256, PSL_PERMUTE_IMPLICIT));
+    CHECK_OK(psl_dmatrix_upload(&dA, A, g_stream));
+    psl_matrix_destroy(&R);
+    *host = A;
+    return dA;
+}
+
+static const kind *find_kind(const char *name)
+{
+    for (int i = 0; i < NKINDS; i++)
+        if (strcmp(kinds[i].name, name) == 0)
+            return &kinds[i];
+    return NULL;
+}
+
+TEST(deterministic_over_runs)
+{
+    static const struct {
+        const char *kind;
+        psl_scalar vt;
+    } cases[] = {{"packsell-fp16", PSL_FP32}, {"packsell-e7m12", PSL_FP16},
+                 {"packsell-e8m10", PSL_FP64}, {"sell-fp32", PSL_FP32},
+                 {"csr-fp64", PSL_FP64},       {"csr-fp32", PSL_FP32}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        psl_matrix *A = NULL;
+        psl_dmatrix *dA = upload_kind("powerlaw:3000:8:1.5", find_kind(cases[c].kind), &A);
+        if (!dA) {
+            psl_matrix_destroy(&A);
+            continue;
+        }
+        psl_matrix_info info;
+        psl_dmatrix_get_info(dA, &info);
+        psl_scalar vt = cases[c].vt;
+        size_t es = esize(vt);
+        void *x = malloc((size_t)info.ncols * es), *y0 = malloc((size_t)info.nrows * es);
+        void *first = malloc((size_t)info.nrows * es), *y = malloc((size_t)info.nrows * es);
+        vfill(x, vt, info.ncols, 5);
+        vfill(y0, vt, info.nrows, 6);
+        CHECK_OK(gpu_run(dA, info.nrows, info.ncols, x, 1.25, y0, -0.5, vt, first, g_stream));
+        int same = 1;
+        for (int r = 0; r < 20; r++) {
+            CHECK_OK(gpu_run(dA, info.nrows, info.ncols, x, 1.25, y0, -0.5, vt, y, g_stream));
+            same = same && memcmp(first, y, (size_t)info.nrows * es) == 0;
+        }
+        CHECK_MSG(same, "%s: results differ between runs", cases[c].kind);
+        free(x);
+        free(y0);
+        free(first);
+        free(y);
+        psl_dmatrix_destroy(&dA);
+        psl_matrix_destroy(&A);
+    }
+}
+
+/* psl_dspmv captured into a graph gives the bits of a direct run. */
+TEST(graph_capture)
+{
+    static const char *names[] = {"packsell-e8m10", "packsell-fp16", "sell-fp16", "csr-fp64"};
+    for (size_t c = 0; c < sizeof names / sizeof names[0]; c++)
+        for (int with_beta = 0; with_beta < 2; with_beta++) {
+            psl_matrix *A = NULL;
+            psl_dmatrix *dA = upload_kind("hpcg:4:4:4", find_kind(names[c]), &A);
+            if (!dA) {
+                psl_matrix_destroy(&A);
+                continue;
+            }
+            psl_matrix_info info;
+            psl_dmatrix_get_info(dA, &info);
+            const psl_scalar vt = PSL_FP64;
+            const double beta = with_beta ? 0.5 : 0.0;
+            size_t xb = (size_t)info.ncols * 8, yb = (size_t)info.nrows * 8;
+            void *x = malloc(xb), *y0 = malloc(yb), *yd = malloc(yb), *yg = malloc(yb);
+            vfill(x, vt, info.ncols, 7);
+            vfill(y0, vt, info.nrows, 8);
+            CHECK_OK(gpu_run(dA, info.nrows, info.ncols, x, 2.0, y0, beta, vt, yd, g_stream));
+            /* the captured run: vectors set up first, then only psl_dspmv is captured */
+            void *dx = dbuf_get(&g_dx, xb), *dy = dbuf_get(&g_dy, yb);
+            size_t ws = 0;
+            CHECK_OK(psl_dspmv_workspace_size(dA, vt, &ws));
+            void *w = ws ? dbuf_get(&g_ws, ws) : NULL;
+            CUDA_CHECK(cudaMemcpy(dx, x, xb, cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(dy, y0, yb, cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* copies done before g_stream runs */
+            cudaGraph_t graph = NULL;
+            cudaGraphExec_t exec = NULL;
+            CUDA_CHECK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeGlobal));
+            psl_status st = psl_dspmv(2.0, dA, dx, beta, dy, vt, w, ws, g_stream);
+            CUDA_CHECK(cudaStreamEndCapture(g_stream, &graph));
+            CHECK_MSG(st == PSL_OK, "%s: psl_dspmv under capture: %s", names[c],
+                      psl_last_error_message());
+            if (graph) {
+                CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+                if (exec) {
+                    CUDA_CHECK(cudaGraphLaunch(exec, g_stream));
+                    CUDA_CHECK(cudaStreamSynchronize(g_stream));
+                    CUDA_CHECK(cudaMemcpy(yg, dy, yb, cudaMemcpyDeviceToHost));
+                    CHECK_MSG(first_diff(yd, yg, vt, info.nrows) < 0,
+                              "%s beta %g: graph result differs from the direct run", names[c],
+                              beta);
+                    CUDA_CHECK(cudaGraphExecDestroy(exec));
+                }
+                CUDA_CHECK(cudaGraphDestroy(graph));
+            }
+            free(x);
+            free(y0);
+            free(yd);
+            free(yg);
+            psl_dmatrix_destroy(&dA);
+            psl_matrix_destroy(&A);
+        }
+}
+
+/* The legacy default stream (NULL) works too. */
+TEST(default_stream)
+{
+    psl_matrix *A = NULL;
+    psl_dmatrix *dA = upload_kind("lap2d:50", find_kind("packsell-bf16"), &A);
+    psl_dmatrix *dB = NULL;
+    CHECK_OK(psl_dmatrix_upload(&dB, A, NULL));
+    if (dA && dB) {
+        psl_matrix_info info;
+        psl_dmatrix_get_info(dA, &info);
+        size_t n = (size_t)info.nrows;
+        float *x = malloc(n * 4), *y0 = malloc(n * 4), *ya = malloc(n * 4), *yb = malloc(n * 4);
+        vfill(x, PSL_FP32, info.ncols, 1);
+        vfill(y0, PSL_FP32, info.nrows, 2);
+        CHECK_OK(gpu_run(dA, info.nrows, info.ncols, x, 1.0, y0, 1.0, PSL_FP32, ya, g_stream));
+        CHECK_OK(gpu_run(dB, info.nrows, info.ncols, x, 1.0, y0, 1.0, PSL_FP32, yb, NULL));
+        CHECK(memcmp(ya, yb, n * 4) == 0);
+        free(x);
+        free(y0);
+        free(ya);
+        free(yb);
+    }
+    psl_dmatrix_destroy(&dA);
+    psl_dmatrix_destroy(&dB);
+    psl_matrix_destroy(&A);
+}
+
+/* Copy the device y back and compare it with the sentinel. */
+static int y_untouched(const void *dy, const void *sentinel, size_t bytes)
+{
+    void *h = malloc(bytes);
+    CUDA_CHECK(cudaMemcpy(h, dy, bytes, cudaMemcpyDeviceToHost));
+    int same = memcmp(h, sentinel, bytes) == 0;
+    free(h);
+    return same;
+}
+
+#define CHECK_BAD(call, status, word)                                                     \
+    do {                                                                                  \
+        CHECK_ST(call, status);                                                           \
+        CHECK_MSG(strstr(psl_last_error_message(), word) != NULL, "message '%s' lacks '%s'", \
+                  psl_last_error_message(), word);                                        \
+        CHECK(y_untouched(dy, sentinel, yb));                                             \
+    } while (0)
+
+TEST(bad_arguments)
+{
+    psl_matrix *A = NULL, *Acsr = NULL;
+    psl_dmatrix *dA = upload_kind("lap2d:50", find_kind("packsell-fp16"), &A);
+    psl_dmatrix *dC = upload_kind("lap2d:50", find_kind("csr-fp64"), &Acsr);
+    if (!dA || !dC)
+        goto done;
+    {
+        psl_matrix_info info;
+        CHECK_OK(psl_dmatrix_get_info(dA, &info));
+        const size_t xb = (size_t)info.ncols * 8, yb = (size_t)info.nrows * 8;
+        void *dx = NULL, *dy = NULL, *dws = NULL;
+        CUDA_CHECK(cudaMalloc(&dx, xb));
+        CUDA_CHECK(cudaMalloc(&dy, yb));
+        double *sentinel = malloc(yb), *hy = malloc(yb);
+        for (size_t i = 0; i < yb / 8; i++)
+            sentinel[i] = 1000.0 + (double)i;
+        memcpy(hy, sentinel, yb);
+        CUDA_CHECK(cudaMemset(dx, 0, xb));
+        CUDA_CHECK(cudaMemcpy(dy, sentinel, yb, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        uint64_t garbage[64] = {0};
+
+        CHECK_BAD(psl_dspmv(1, NULL, dx, 0, dy, PSL_FP64, NULL, 0, g_stream),
+                  PSL_ERR_NULL_POINTER, "NULL");
+        CHECK_BAD(psl_dspmv(1, (const psl_dmatrix *)garbage, dx, 0, dy, PSL_FP64, NULL, 0,
+                            g_stream),
+                  PSL_ERR_INVALID_HANDLE, "invalid");
+        CHECK_BAD(psl_dspmv(1, dA, dx, 0, dy, PSL_BF16, NULL, 0, g_stream),
+                  PSL_ERR_INVALID_VALUE, "vector type");
+        CHECK_BAD(psl_dspmv(1, dA, dx, 0, dy, (psl_scalar)7, NULL, 0, g_stream),
+                  PSL_ERR_INVALID_VALUE, "vector type");
+        CHECK_BAD(psl_dspmv(1, dA, NULL, 0, dy, PSL_FP64, NULL, 0, g_stream),
+                  PSL_ERR_NULL_POINTER, "x is NULL");
+        CHECK_ST(psl_dspmv(1, dA, dx, 0, NULL, PSL_FP64, NULL, 0, g_stream),
+                 PSL_ERR_NULL_POINTER);
+        CHECK_BAD(psl_dspmv(1, dA, dy, 0, dy, PSL_FP64, NULL, 0, g_stream),
+                  PSL_ERR_INVALID_VALUE, "overlap");
+        /* an ordinary host pointer is refused, and the host array is not written */
+        CHECK_ST(psl_dspmv(1, dA, dx, 0, hy, PSL_FP64, NULL, 0, g_stream),
+                 PSL_ERR_INVALID_VALUE);
+        CHECK(strstr(psl_last_error_message(), "host memory") != NULL);
+        CHECK(memcmp(hy, sentinel, yb) == 0);
+        CHECK_BAD(psl_dspmv(1, dA, hy, 0, dy, PSL_FP64, NULL, 0, g_stream),
+                  PSL_ERR_INVALID_VALUE, "host memory");
+        /* CSR: vector types cuSPARSE lacks, and the workspace */
+        CHECK_BAD(psl_dspmv(1, dC, dx, 0, dy, PSL_FP32, NULL, 0, g_stream),
+                  PSL_ERR_INVALID_VALUE, "not supported");
+        size_t ws = 99;
+        CHECK_ST(psl_dspmv_workspace_size(dC, PSL_FP16, &ws), PSL_ERR_INVALID_VALUE);
+        CHECK(ws == 99);
+        CHECK_OK(psl_dspmv_workspace_size(dC, PSL_FP64, &ws));
+        if (ws > 0) {
+            CUDA_CHECK(cudaMalloc(&dws, ws));
+            CHECK_BAD(psl_dspmv(1, dC, dx, 0, dy, PSL_FP64, NULL, ws, g_stream),
+                      PSL_ERR_NULL_POINTER, "workspace");
+            CHECK_BAD(psl_dspmv(1, dC, dx, 0, dy, PSL_FP64, dws, ws - 1, g_stream),
+                      PSL_ERR_INVALID_VALUE, "workspace");
+        }
+        /* the other calls */
+        size_t ws0 = 5;
+        CHECK_OK(psl_dspmv_workspace_size(dA, PSL_FP16, &ws0));
+        CHECK(ws0 == 0);
+        CHECK_ST(psl_dspmv_workspace_size(dA, PSL_FP64, NULL), PSL_ERR_NULL_POINTER);
+        CHECK_ST(psl_dspmv_workspace_size(NULL, PSL_FP64, &ws0), PSL_ERR_NULL_POINTER);
+        CHECK_ST(psl_dmatrix_get_info(dA, NULL), PSL_ERR_NULL_POINTER);
+        CHECK_ST(psl_dmatrix_get_info((const psl_dmatrix *)garbage, &info),
+                 PSL_ERR_INVALID_HANDLE);
+        psl_dmatrix *dn = (psl_dmatrix *)(uintptr_t)1;
+        CHECK_ST(psl_dmatrix_upload(&dn, NULL, g_stream), PSL_ERR_NULL_POINTER);
+        CHECK(dn == NULL);
+        CHECK_ST(psl_dmatrix_upload(NULL, A, g_stream), PSL_ERR_NULL_POINTER);
+        /* and a good call still works after all that */
+        CHECK_OK(psl_dspmv(1, dA, dx, 0, dy, PSL_FP64, NULL, 0, g_stream));
+        CUDA_CHECK(cudaStreamSynchronize(g_stream));
+        CHECK(!y_untouched(dy, sentinel, yb));
+        free(sentinel);
+        free(hy);
+        CUDA_CHECK(cudaFree(dx));
+        CUDA_CHECK(cudaFree(dy));
+        if (dws)
+            CUDA_CHECK(cudaFree(dws));
+    }
+done:
+    psl_dmatrix_destroy(&dA);
+    psl_dmatrix_destroy(&dC);
+    psl_dmatrix_destroy(&dA); /* second destroy of a NULL handle: no-op */
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&Acsr);
+}
+
+static const psl_test_case tests[] = {
+    {"generated_matrices_match_cpu", generated_matrices_match_cpu},
+    {"edge_matrices_match_cpu", edge_matrices_match_cpu},
+    {"deterministic_over_runs", deterministic_over_runs},
+    {"graph_capture", graph_capture},
+    {"default_stream", default_stream},
+    {"bad_arguments", bad_arguments},
+};
+
+#define main psl_gpu_tests_main
+PSL_TEST_MAIN(tests)
+#undef main
+#endif /* PSL_HAVE_CUDA */
+
+int main(int argc, char **argv)
+{
+    int count = 0;
+    psl_status st = psl_cuda_device_count(&count);
+    if (st == PSL_ERR_NOT_SUPPORTED || (st == PSL_OK && count == 0)) {
+        check_without_device(st);
+        printf("SKIP: no CUDA device (GPU tests skipped); %d checks of the device-less "
+               "behaviour, %s\n",
+               psl_t_checks, psl_t_failures_in_test ? "FAILED" : "ok");
+        return psl_t_failures_in_test ? 1 : 0;
+    }
+    if (st != PSL_OK) {
+        fprintf(stderr, "psl_cuda_device_count: %s\n", psl_last_error_message());
+        return 1;
+    }
+#ifdef PSL_HAVE_CUDA
+    if (cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking) != cudaSuccess) {
+        fprintf(stderr, "cudaStreamCreate failed\n");
+        return 1;
+    }
+    int rc = psl_gpu_tests_main(argc, argv);
+    dbuf_free(&g_dx);
+    dbuf_free(&g_dy);
+    dbuf_free(&g_ws);
+    cudaStreamDestroy(g_stream);
+    printf("%d checks, %ld GPU results compared with the CPU\n", psl_t_checks, g_compared);
+    return rc;
+#else
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "a device was reported in a build without CUDA\n");
+    return 1;
+#endif
+}
