@@ -6,6 +6,7 @@
  * device-to-device copy bandwidth, all timed with CUDA events in one run.
  *
  * Timing: after the warm-up, runs are enqueued back to back on one stream
+ * (a blocking stream, so that it is ordered with the synchronous copies)
  * in batches of BATCH, with an event between consecutive runs, so each run
  * gets its own interval and none includes a host launch gap as long as the
  * GPU is the slower side; a large device-to-device copy before each batch
@@ -772,6 +773,9 @@ static void run_sparse_one(gpu_ctx *g, const bench_kernel *k, int64_t bs, bench_
             h.own[i] = 0;
         }
     }
+    /* a pageable upload may return before its DMA is done: wait for it */
+    if (!cuda_ok(cudaDeviceSynchronize(), "upload matrix", ERR(r)))
+        goto done;
     r->convert_seconds = cli_now() - t0;
     cudaDataType vt = cuda_type(t);
     cusparseStatus_t cs = CUSPARSE_STATUS_SUCCESS;
@@ -833,13 +837,15 @@ static void run_sparse_one(gpu_ctx *g, const bench_kernel *k, int64_t bs, bench_
         goto done;
     cs = cusparseSpMV_preprocess(g->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &l.alpha, A, vx,
                                  &l.beta, vy, l.compute, CUSPARSE_SPMV_ALG_DEFAULT, buf);
+    /* "+pre": preprocessed; otherwise timed without (said on stderr unless
+     * cuSPARSE does not offer it for this format) */
     if (cs == CUSPARSE_STATUS_SUCCESS)
         strncat(r->impl, "+pre", sizeof r->impl - strlen(r->impl) - 1);
-    else if (cs != CUSPARSE_STATUS_NOT_SUPPORTED) {
-        sparse_ok(cs, "cusparseSpMV_preprocess", ERR(r));
-        goto done;
-    }
-    if (!cuda_ok(cudaStreamSynchronize(g->stream), "cusparseSpMV_preprocess", ERR(r)))
+    else if (cs != CUSPARSE_STATUS_NOT_SUPPORTED)
+        fprintf(stderr, "packsell bench: %s: cusparseSpMV_preprocess: %s (%s); timed without\n",
+                k->name, cusparseGetErrorString(cs), cusparseGetErrorName(cs));
+    if (!cuda_ok(cudaStreamSynchronize(g->stream), "cusparseSpMV_preprocess", ERR(r)) ||
+        !cuda_ok(cudaGetLastError(), "cusparseSpMV_preprocess", ERR(r)))
         goto done;
     if (time_and_check(g, launch_sparse, &l, t, s->order, bytes, r) != 0)
         goto done;
@@ -927,6 +933,8 @@ static void measure_copy(gpu_ctx *g, bench_device *dev)
     /* never copy uninitialized memory: fill the source with a pattern */
     if (!cuda_ok(cudaMemset(g->copy_src, 0x5a, bytes), "cudaMemset", dev->copy_error,
                  sizeof dev->copy_error) ||
+        !cuda_ok(cudaDeviceSynchronize(), "cudaMemset", dev->copy_error,
+                 sizeof dev->copy_error) ||
         time_runs(g, launch_copy, g, COPY_WARMUP, COPY_REPS, 0.0, 0, &t, &n, &enqueue_s,
                   dev->copy_error, sizeof dev->copy_error) != 0 ||
         n < 1) {
@@ -964,7 +972,9 @@ static int upload_vectors(gpu_ctx *g, const char *cmd)
         if (!ok)
             return cli_error(cmd, "--device cuda: %s", err);
     }
-    if (!cuda_ok(cudaMalloc(&g->dy, (size_t)(m + VEC_PAD) * 8), "cudaMalloc y", err, sizeof err))
+    if (!cuda_ok(cudaMalloc(&g->dy, (size_t)(m + VEC_PAD) * 8), "cudaMalloc y", err,
+                 sizeof err) ||
+        !cuda_ok(cudaDeviceSynchronize(), "upload x", err, sizeof err))
         return cli_error(cmd, "--device cuda: %s", err);
     return CLI_OK;
 }
@@ -1005,8 +1015,8 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
     if (!cuda_ok(cudaGetDevice(&device), "cudaGetDevice", err, sizeof err) ||
         !cuda_ok(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", err,
                  sizeof err) ||
-        !cuda_ok(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking),
-                 "cudaStreamCreate", err, sizeof err) ||
+        !cuda_ok(cudaStreamCreateWithFlags(&g.stream, cudaStreamDefault), "cudaStreamCreate",
+                 err, sizeof err) ||
         !sparse_ok(cusparseCreate(&g.sp), "cusparseCreate", err, sizeof err) ||
         !sparse_ok(cusparseSetStream(g.sp, g.stream), "cusparseSetStream", err, sizeof err)) {
         rc = cli_error(cmd, "--device cuda: %s", err);
