@@ -255,6 +255,7 @@ TEST(help_and_version)
         CHECK(run("help %s", cmds[i]) == 0 && strstr(out_text, want));
     }
     CHECK(run("bench --help") == 0 && strstr(out_text, "gen:hpcg:6:6:6"));
+    CHECK(strstr(out_text, "--device D") && strstr(out_text, "cusparse-FORMAT-VALUES"));
     CHECK(run("--help") == 0 && strstr(out_text, "Commands:"));
     CHECK(run("--version") == 0 && strstr(out_text, psl_version()));
     CHECK(run("") == 2 && strstr(err_text, "Usage: packsell"));
@@ -487,6 +488,50 @@ TEST(bench_json)
     CHECK(json_num(text, "backward_error") < 1e-2);
 }
 
+/* bench --device cuda on a machine with a CUDA device: every default kernel
+ * (ours and cuSPARSE) runs and is accurate; skipped without a device. */
+TEST(bench_cuda)
+{
+    int ndev = 0;
+    if (psl_cuda_device_count(&ndev) != PSL_OK || ndev == 0) {
+        printf("  (no CUDA device: bench --device cuda is checked in runtime_errors_exit_1)\n");
+        return;
+    }
+    const char *json = tmp("bench_cuda.json");
+    int rc = run("bench gen:lap2d:12 --device cuda --reps 3 --warmup 1 --json '%s'", json);
+    CHECK_MSG(rc == 0, "bench --device cuda exit %d: %s", rc, err_text);
+    static char text[1 << 17];
+    slurp(json, text, sizeof text);
+    CHECK_MSG(json_valid(text), "invalid JSON:\n%s", text);
+    CHECK(strstr(text, "\"device\": \"cuda\"") && json_num(text, "copy_gbs") > 0);
+    const char *names[] = {"packsell-fp16",     "packsell-bf16",     "packsell-e8m21",
+                           "packsell-e8m10",    "sell-fp16",         "sell-fp32",
+                           "cusparse-csr-fp16", "cusparse-csr-fp64", "cusparse-sell-fp16",
+                           "cusparse-sell-fp64", "cusparse-coo-fp32", "cusparse-bsr-fp32"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
+        const char *p = strstr(text, pat);
+        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
+        if (!p)
+            continue;
+        const char *okp = strstr(p, "\"ok\": ");
+        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
+        CHECK(json_num(p, "runs") >= 3 && json_num(p, "median_us") > 0);
+        double be = json_num(p, "backward_error");
+        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
+        if (strstr(names[i], "fp64"))
+            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
+    }
+    /* explicit permutation and beta != 0 through the same checks */
+    rc = run("bench gen:lap2d:12 --device cuda --reps 2 --warmup 1 --permute explicit --beta 1 "
+             "--kernels packsell-e8m13,cusparse-sell-fp32 --json '%s'",
+             json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(json_valid(text) && json_num(text, "backward_error") < 1e-2);
+}
+
 TEST(usage_errors_exit_2)
 {
     const char *mtx = tmp("l4.mtx");
@@ -525,6 +570,16 @@ TEST(usage_errors_exit_2)
         "bench gen:lap2d:4 --kernels csr-fp16",
         "bench gen:lap2d:4 --kernels sell-fp32,",
         "bench gen:lap2d:4 --min-time -1",
+        "bench gen:lap2d:4 --device gpu",
+        "bench gen:lap2d:4 --kernels cusparse-csr-fp32",
+        "bench gen:lap2d:4 --device cpu --kernels sell-fp32,cusparse-sell-fp16",
+        "bench gen:lap2d:4 --device cuda --kernels cusparse-coo-fp64",
+        "bench gen:lap2d:4 --device cuda --kernels cusparse-bsr-bf16",
+        "bench gen:lap2d:4 --device cuda --kernels cusparse-ell-fp32",
+        "bench gen:lap2d:4 --device cuda --kernels cusparse-csr",
+        "bench gen:lap2d:4 --device cuda --kernels cusparse-csr-fp32:fp16",
+        "bench gen:lap2d:4 --device cuda --kernels sell-fp32,",
+        "bench gen:lap2d:4 --device cuda --reps 0",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         int rc = run("%s", lines[i]);
@@ -532,6 +587,10 @@ TEST(usage_errors_exit_2)
         CHECK_MSG(strncmp(err_text, "packsell", 8) == 0 && strlen(err_text) > 12,
                   "'%s' message: %s", lines[i], err_text);
     }
+    CHECK(run("bench gen:lap2d:4 --kernels cusparse-csr-fp32") == 2 &&
+          strstr(err_text, "cusparse-csr-fp32") && strstr(err_text, "--device cuda"));
+    CHECK(run("bench gen:lap2d:4 --device cuda --kernels cusparse-coo-fp64") == 2 &&
+          strstr(err_text, "fp64") && strstr(err_text, "coo"));
     CHECK(run("info gen:lap2d:4 --bogus") == 2 && strstr(err_text, "--bogus"));
     CHECK(run("spmv gen:lap2d:4 --x ones") == 2 && strstr(err_text, "-o"));
 }
@@ -578,7 +637,24 @@ TEST(runtime_errors_exit_1)
     /* CUDA is not in the command yet (nor in a CPU build) */
     CHECK(run("spmv gen:lap2d:4 --x ones -o '%s' --device cuda", tmp("y.mtx")) == 1);
     CHECK(strstr(err_text, "cuda"));
-    CHECK(run("bench gen:lap2d:4 --device cuda") == 1);
+    /* bench --device cuda: without a CUDA build or device, exit 1 with a clear
+     * message (bench_cuda below covers a machine with a device) */
+    int ndev = 0;
+    psl_status cst = psl_cuda_device_count(&ndev);
+    if (cst != PSL_OK || ndev == 0) {
+        CHECK(run("bench gen:lap2d:4 --device cuda") == 1);
+        CHECK_MSG(strstr(err_text, "packsell bench: --device cuda: ") == err_text &&
+                      (cst == PSL_ERR_NOT_SUPPORTED
+                           ? strstr(err_text, "not supported in this build") != NULL
+                           : strstr(err_text, "no CUDA device") != NULL),
+                  "%s", err_text);
+        CHECK(out_text[0] == '\0');
+        /* it fails before the matrix is read (no time lost on a big one) */
+        CHECK(run("bench '%s' --device cuda --kernels cusparse-sell-fp16", tmp("nothere.mtx")) ==
+              1);
+        CHECK_MSG(!strstr(err_text, "nothere") && strstr(err_text, "--device cuda"), "%s",
+                  err_text);
+    }
     /* writing into a missing directory */
     CHECK(run("convert gen:lap2d:4 -o '%s/no/such/dir/a.psl'", tmpdir) == 1);
 }
@@ -589,6 +665,7 @@ static const psl_test_case tests[] = {
     {"spmv_formats_and_permutations", spmv_formats_and_permutations},
     {"convert_then_spmv", convert_then_spmv},
     {"bench_json", bench_json},
+    {"bench_cuda", bench_cuda},
     {"usage_errors_exit_2", usage_errors_exit_2},
     {"runtime_errors_exit_1", runtime_errors_exit_1},
 };

@@ -1,11 +1,13 @@
 /*
- * cmd_bench.c -- "packsell bench [MATRIX] --device cpu ...": time SpMV for a
- * list of format/precision kernels (CSR, SELL, PackSELL) on one matrix and
- * report median time, GFLOPS, GB/s on the format's own bytes, footprint,
- * backward error against FP64 CSR, as a table and optionally as JSON.
+ * cmd_bench.c -- "packsell bench [MATRIX] --device cpu|cuda ...": time SpMV
+ * for a list of format/precision kernels (CSR, SELL, PackSELL; on CUDA also
+ * cuSPARSE baselines) on one matrix and report median time, GFLOPS, GB/s on
+ * the format's own bytes, footprint, backward error against FP64 CSR, as a
+ * table and optionally as JSON. The CPU timing is here; the CUDA timing is
+ * in bench_cuda.c.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,38 +21,55 @@
 #define DEFAULT_MATRIX "gen:hpcg:6:6:6"
 #define DEFAULT_KERNELS \
     "csr-fp64,csr-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,packsell-e8m10"
-#define MAX_KERNELS 32
+#define DEFAULT_CUDA_KERNELS                                                              \
+    "packsell-fp16,packsell-bf16,packsell-e8m21,packsell-e8m20,packsell-e8m18,"          \
+    "packsell-e8m14,packsell-e8m10,sell-fp16,sell-fp32,"                                  \
+    "cusparse-csr-fp16,cusparse-csr-fp32,cusparse-csr-fp64,"                              \
+    "cusparse-sell-fp16,cusparse-sell-fp32,cusparse-sell-fp64,"                           \
+    "cusparse-coo-fp16,cusparse-coo-fp32,cusparse-bsr-fp16,cusparse-bsr-fp32"
 #define MAX_RUNS 1000000
 
 static void usage(void)
 {
-    printf("Usage: packsell bench [MATRIX] [--device cpu] [options]\n"
+    printf("Usage: packsell bench [MATRIX] [--device cpu|cuda] [options]\n"
            "\n"
            "Time y = alpha*A*x + beta*y for several storage formats and precisions.\n"
            "MATRIX defaults to " DEFAULT_MATRIX " (gen:SPEC, a packsell binary file or a\n"
            "Matrix Market file; it is decoded to FP64 CSR and converted per kernel).\n"
            "\n"
-           "For each kernel: median wall-clock time (after warm-up) of max(N, as many\n"
-           "runs as fit in --min-time) runs, GFLOPS = 2*nnz/time, GB/s on the format's own\n"
-           "bytes plus x and y (y twice when beta != 0), matrix bytes, ratio to SELL of\n"
-           "the same value width, backward error ||y - A x||_inf / (||A||_inf ||x||_inf)\n"
+           "For each kernel: median time (after warm-up) of max(N, as many runs as fit\n"
+           "in --min-time) runs, GFLOPS = 2*nnz/time, GB/s on the format's own bytes\n"
+           "plus x and y (y twice when beta != 0), matrix bytes, ratio to SELL of the\n"
+           "same value width, backward error ||y - A x||_inf / (||A||_inf ||x||_inf)\n"
            "with A x in FP64 from the original matrix, and the conversion time.\n"
            "x is uniform in [-1,1) rounded to FP16, so every vector type sees the same x.\n"
            "\n"
+           "--device cuda times on the current CUDA device with CUDA events (back-to-back\n"
+           "runs, one interval per run) through psl_dmatrix_upload/psl_dspmv, adds\n"
+           "cuSPARSE baselines on the same sigma-sorted rows (the matrix explicitly\n"
+           "reordered), measures the device-to-device copy bandwidth in the same run and\n"
+           "reports each kernel's GB/s as %% of it. One kernel's matrix is on the device\n"
+           "at a time (convert, upload, time, free).\n"
+           "\n"
            "Options:\n"
            "      --device D       cpu (default) or cuda\n"
-           "      --reps N         at least N timed runs per kernel (default 10)\n"
-           "      --min-time SEC   and at least SEC seconds of timed runs (default 0.2)\n"
-           "      --warmup N       untimed runs before timing (default 2)\n"
+           "      --reps N         at least N timed runs per kernel (default 10; cuda 200)\n"
+           "      --min-time SEC   and at least SEC seconds of timed runs (default 0.2;\n"
+           "                       cuda 0)\n"
+           "      --warmup N       untimed runs before timing (default 2; cuda 20)\n"
            "      --threads T      OpenMP threads (default: OMP_NUM_THREADS or all)\n"
            "      --kernels LIST   comma-separated kernels (default all of:\n"
-           "                       " DEFAULT_KERNELS ").\n"
+           "                       " DEFAULT_KERNELS ";\n"
+           "                       cuda: " DEFAULT_CUDA_KERNELS ").\n"
            "                       Any FORMAT-VALUES[:VECTORS] works, e.g. sell-bf16,\n"
            "                       packsell-e8m13:fp32 (VECTORS defaults to fp64 for fp64\n"
-           "                       values, fp16 for 16-bit values, else fp32)\n"
+           "                       values, fp16 for 16-bit values, else fp32).\n"
+           "                       cuda also: cusparse-FORMAT-VALUES with FORMAT csr, sell,\n"
+           "                       coo or bsr (2x2 and 4x4, the faster kept) and VALUES\n"
+           "                       fp16 (FP32 compute), fp32 or fp64; vectors as values\n"
            "      --slice C        slice height (default 32)\n"
            "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"
-           "      --permute P      implicit (default) or explicit\n"
+           "      --permute P      implicit (default) or explicit (our kernels)\n"
            "      --overflow O     values beyond a codec's range: error (default), saturate\n"
            "      --alpha A        default 1\n"
            "      --beta B         default 0\n"
@@ -58,50 +77,62 @@ static void usage(void)
            "      --json FILE      also write all results as JSON to FILE\n"
            "  -h, --help           this help\n"
            "\n"
-           "Example: packsell bench gen:hpcg:5:5:5 --device cpu --json bench.json\n");
+           "Example: packsell bench gen:hpcg:5:5:5 --device cpu --json bench.json\n"
+           "         packsell bench gen:hpcg:7:7:7 --device cuda --json gpu.json\n");
 }
 
-/* One kernel to time: a format, its values and the vector type. */
-typedef struct bench_kernel {
-    char name[48];
-    psl_convert_options opt;
-    psl_scalar vec;
-} bench_kernel;
+/* Parse a cuSPARSE kernel "FORMAT-VALUES" (after "cusparse-") into k. */
+static int parse_cusparse_kernel(const char *cmd, const char *name, char *spec, bench_kernel *k)
+{
+    static const struct {
+        const char *name;
+        bench_cusp_format format;
+        int fp64; /* FP64 values offered */
+    } formats[] = {{"csr", BENCH_CUSP_CSR, 1},
+                   {"sell", BENCH_CUSP_SELL, 1},
+                   {"coo", BENCH_CUSP_COO, 0},
+                   {"bsr", BENCH_CUSP_BSR, 0}};
+    char *dash = strchr(spec, '-');
+    if (!dash)
+        return cli_usage_error(cmd, "kernel '%s' is not cusparse-FORMAT-VALUES "
+                               "(e.g. cusparse-sell-fp16)", name);
+    *dash++ = '\0';
+    k->impl = BENCH_CUSPARSE;
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        if (strcmp(spec, formats[i].name) != 0)
+            continue;
+        k->cusp_format = formats[i].format;
+        if (cli_scalar_parse(dash, &k->opt.value_type) != 0 || k->opt.value_type == PSL_BF16 ||
+            (k->opt.value_type == PSL_FP64 && !formats[i].fp64))
+            return cli_usage_error(cmd, "kernel '%s': values '%s' not available for cuSPARSE %s "
+                                   "(fp16, fp32%s)", name, dash, spec,
+                                   formats[i].fp64 ? ", fp64" : "");
+        k->vec = k->opt.value_type;
+        return CLI_OK;
+    }
+    return cli_usage_error(cmd, "kernel '%s': unknown cuSPARSE format '%s' (csr, sell, coo, bsr)",
+                           name, spec);
+}
 
-/* Results of one kernel. */
-typedef struct bench_result {
-    int ok;
-    char error[512];
-    char values[32];
-    const char *impl;
-    int64_t runs;
-    double t_median, t_min, t_max; /* seconds */
-    double gflops, gbs;
-    int64_t bytes, sell_bytes;
-    double ratio_sell; /* < 0: unknown */
-    double backward_error;
-    double convert_seconds;
-} bench_result;
-
-/* Everything bench needs besides the kernels. */
-typedef struct bench_args {
-    const char *matrix, *json, *device;
-    long long reps, warmup, threads, seed;
-    double min_time, alpha, beta;
-    int nkernels;
-    bench_kernel kernels[MAX_KERNELS];
-} bench_args;
-
-/* Parse one kernel name FORMAT-VALUES[:VECTORS] on top of base options. */
+/* Parse one kernel name FORMAT-VALUES[:VECTORS] or cusparse-FORMAT-VALUES on
+ * top of base options. */
 static int parse_kernel(const char *cmd, const char *name, const psl_convert_options *base,
                         bench_kernel *k)
 {
     char buf[48], *dash, *colon;
     if (strlen(name) >= sizeof buf)
         return cli_usage_error(cmd, "kernel name '%s' is too long", name);
+    memset(k, 0, sizeof *k);
     strcpy(buf, name);
     strcpy(k->name, name);
     k->opt = *base;
+    k->impl = BENCH_OURS;
+    if (strncmp(buf, "cusparse-", 9) == 0) {
+        if (strchr(buf, ':'))
+            return cli_usage_error(cmd, "kernel '%s': cuSPARSE vectors are the value type "
+                                   "(no :VECTORS)", name);
+        return parse_cusparse_kernel(cmd, name, buf + 9, k);
+    }
     colon = strchr(buf, ':');
     if (colon)
         *colon++ = '\0';
@@ -125,7 +156,8 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
             return cli_usage_error(cmd, "kernel '%s': %s", name, psl_last_error_message());
         width = 1 + k->opt.codec.exp_bits + k->opt.codec.man_bits <= 16 ? 2 : 4;
     } else {
-        return cli_usage_error(cmd, "kernel '%s': unknown format '%s' (csr, sell, packsell)",
+        return cli_usage_error(cmd,
+                               "kernel '%s': unknown format '%s' (csr, sell, packsell, cusparse)",
                                name, buf);
     }
     k->vec = width == 8 ? PSL_FP64 : width == 4 ? PSL_FP32 : PSL_FP16;
@@ -153,11 +185,16 @@ static int parse(int argc, char **argv, bench_args *a)
     a->matrix = npos ? pos[0] : DEFAULT_MATRIX;
     a->json = cli_find(opts, nopts, "--json")->value;
     a->device = cli_find(opts, nopts, "--device")->value;
-    a->reps = 10;
-    a->warmup = 2;
+    /* "cuda" is checked for availability later (cmd_bench), after the whole
+     * command line has been checked; anything else goes to the shared check */
+    a->cuda = a->device && (strcmp(a->device, "cuda") == 0 || strcmp(a->device, "CUDA") == 0);
+    if (!a->cuda && (rc = cli_check_device(cmd, a->device)) != 0)
+        return rc;
+    a->reps = a->cuda ? 200 : 10;
+    a->warmup = a->cuda ? 20 : 2;
     a->threads = 0;
     a->seed = 1;
-    a->min_time = 0.2;
+    a->min_time = a->cuda ? 0.0 : 0.2;
     a->alpha = 1.0;
     a->beta = 0.0;
     const char *s;
@@ -197,7 +234,7 @@ static int parse(int argc, char **argv, bench_args *a)
 
     const char *list = cli_find(opts, nopts, "--kernels")->value;
     if (!list || strcmp(list, "all") == 0)
-        list = DEFAULT_KERNELS;
+        list = a->cuda ? DEFAULT_CUDA_KERNELS : DEFAULT_KERNELS;
     a->nkernels = 0;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
@@ -206,24 +243,19 @@ static int parse(int argc, char **argv, bench_args *a)
             return cli_usage_error(cmd, "bad --kernels list '%s'", list);
         memcpy(name, p, len);
         name[len] = '\0';
-        if (a->nkernels == MAX_KERNELS)
-            return cli_usage_error(cmd, "at most %d kernels", MAX_KERNELS);
+        if (a->nkernels == BENCH_MAX_KERNELS)
+            return cli_usage_error(cmd, "at most %d kernels", BENCH_MAX_KERNELS);
         if ((rc = parse_kernel(cmd, name, &base, &a->kernels[a->nkernels++])) != 0)
             return rc;
         p += len;
         if (*p == ',' && *++p == '\0')
             return cli_usage_error(cmd, "bad --kernels list '%s'", list);
     }
-    return cli_check_device(cmd, a->device);
+    for (int i = 0; i < a->nkernels; i++)
+        if (!a->cuda && a->kernels[i].impl == BENCH_CUSPARSE)
+            return cli_usage_error(cmd, "kernel '%s' needs --device cuda", a->kernels[i].name);
+    return CLI_OK;
 }
-
-/* Shared data of all kernels: the FP64 CSR matrix, x, y0 and A x. */
-typedef struct bench_data {
-    psl_matrix *A;
-    psl_matrix_info info;
-    double *x, *y0, *ref;
-    double norm_a, norm_x, norm_y0;
-} bench_data;
 
 static void free_data(bench_data *d)
 {
@@ -260,21 +292,30 @@ static int prepare(const char *cmd, const bench_args *a, bench_data *d)
     d->norm_a = d->norm_x = d->norm_y0 = 0.0;
     for (int64_t j = 0; j < n; j++)
         d->norm_x = fmax(d->norm_x, fabs(d->x[j]));
+    /* O(nnz): parallel over rows (max reductions are order-independent) */
+    double norm_a = 0.0, norm_y0 = 0.0;
+    const double *x = d->x, *y0 = d->y0;
+    double *ref = d->ref, alpha = a->alpha, beta = a->beta;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(max : norm_a, norm_y0)
+#endif
     for (int64_t i = 0; i < m; i++) {
         double sum = 0.0, abs_sum = 0.0;
         for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            sum += va[k] * d->x[ci[k]];
+            sum += va[k] * x[ci[k]];
             abs_sum += fabs(va[k]);
         }
-        d->ref[i] = a->alpha * sum + a->beta * d->y0[i];
-        d->norm_a = fmax(d->norm_a, abs_sum);
-        d->norm_y0 = fmax(d->norm_y0, fabs(d->y0[i]));
+        ref[i] = alpha * sum + beta * y0[i];
+        norm_a = fmax(norm_a, abs_sum);
+        norm_y0 = fmax(norm_y0, fabs(y0[i]));
     }
+    d->norm_a = norm_a;
+    d->norm_y0 = norm_y0;
     return CLI_OK;
 }
 
 /* Backward error of y (original row order) against the reference. */
-static double backward_error(const bench_data *d, const bench_args *a, const double *y)
+double bench_backward_error(const bench_data *d, const bench_args *a, const double *y)
 {
     double num = 0.0;
     for (int64_t i = 0; i < d->info.nrows; i++) {
@@ -299,7 +340,9 @@ static void run_kernel(const bench_args *a, const bench_data *d, const bench_ker
     psl_status st;
     memset(r, 0, sizeof *r);
     r->ratio_sell = -1;
-    r->impl = "-";
+    r->pct_copy = -1;
+    r->enqueue_us = -1;
+    snprintf(r->impl, sizeof r->impl, "-");
 
     double t0 = cli_now();
     st = psl_matrix_convert(&M, d->A, &k->opt); /* CSR FP64 too: a timed copy */
@@ -314,7 +357,7 @@ static void run_kernel(const bench_args *a, const bench_data *d, const bench_ker
     r->bytes = mi.bytes;
     r->sell_bytes = mi.sell_bytes;
     r->ratio_sell = mi.sell_bytes > 0 ? (double)mi.bytes / (double)mi.sell_bytes : -1;
-    r->impl = psl_spmv_kernel_name(M, k->vec);
+    snprintf(r->impl, sizeof r->impl, "%s", psl_spmv_kernel_name(M, k->vec));
 
     /* y0 in stored row order for explicit permutation */
     int explicit_perm = mi.format != PSL_FORMAT_CSR && mi.permute == PSL_PERMUTE_EXPLICIT;
@@ -385,7 +428,7 @@ static void run_kernel(const bench_args *a, const bench_data *d, const bench_ker
     for (int64_t i = 0; i < m; i++)
         y[order[i]] = ys[i];
     free(ys);
-    r->backward_error = backward_error(d, a, y);
+    r->backward_error = bench_backward_error(d, a, y);
 
     r->t_min = t[0];
     r->t_max = t[0];
@@ -417,12 +460,13 @@ static void fill_csr_ratios(const bench_args *a, bench_result *res)
 {
     for (int i = 0; i < a->nkernels; i++) {
         const psl_convert_options *oi = &a->kernels[i].opt;
-        if (!res[i].ok || oi->format != PSL_FORMAT_CSR || res[i].ratio_sell >= 0)
+        if (!res[i].ok || a->kernels[i].impl != BENCH_OURS || oi->format != PSL_FORMAT_CSR ||
+            res[i].ratio_sell >= 0)
             continue;
         for (int k = 0; k < a->nkernels; k++) {
             const psl_convert_options *ok = &a->kernels[k].opt;
-            if (res[k].ok && ok->format == PSL_FORMAT_SELL && ok->value_type == oi->value_type &&
-                res[k].bytes > 0) {
+            if (res[k].ok && a->kernels[k].impl == BENCH_OURS && ok->format == PSL_FORMAT_SELL &&
+                ok->value_type == oi->value_type && res[k].bytes > 0) {
                 res[i].sell_bytes = res[k].bytes;
                 res[i].ratio_sell = (double)res[i].bytes / (double)res[k].bytes;
                 break;
@@ -440,42 +484,61 @@ static int threads_in_use(void)
 #endif
 }
 
+/* The table on stdout; dev is NULL on the CPU. */
 static void print_table(const bench_args *a, const bench_data *d, const bench_result *res,
-                        double load_s)
+                        double load_s, const bench_device *dev)
 {
     const psl_convert_options *o = &a->kernels[0].opt;
-    printf("packsell %s, %d threads, device cpu\n", psl_version(), threads_in_use());
+    if (dev) {
+        printf("packsell %s, device cuda: %s (sm_%d%d, %.1f GiB)\n", psl_version(), dev->name,
+               dev->cc_major, dev->cc_minor, dev->mem_gib);
+        if (dev->copy_gbs > 0)
+            printf("device-to-device copy: %.1f GB/s (read + write; %lld bytes, median %.2f us "
+                   "of %d)\n", dev->copy_gbs, (long long)dev->copy_bytes, dev->copy_us,
+                   dev->copy_runs);
+        else
+            printf("device-to-device copy: failed: %s\n", dev->copy_error);
+    } else {
+        printf("packsell %s, %d threads, device cpu\n", psl_version(), threads_in_use());
+    }
     printf("matrix %s: %d x %d, %lld nonzeros, RSD %.4f, kleft %lld (load %.3f s)\n",
            a->matrix, (int)d->info.nrows, (int)d->info.ncols, (long long)d->info.nnz,
            d->info.rsd, (long long)d->info.kleft, load_s);
-    printf("C = %d, sigma = %d, %s permutation, alpha = %g, beta = %g\n\n",
+    printf("C = %d, sigma = %d, %s permutation, alpha = %g, beta = %g\n",
            (int)o->slice_height, (int)o->sigma,
            o->permute == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit", a->alpha, a->beta);
-    printf("%-16s %-6s %-7s %-4s %6s %12s %9s %9s %12s %7s %10s %9s\n", "kernel", "values",
-           "vectors", "impl", "runs", "median_us", "GFLOPS", "GB/s", "bytes", "ratio",
-           "bwd_error", "convert_s");
+    if (dev)
+        printf("cuSPARSE rows: the matrix with its rows sigma-sorted (explicitly reordered)\n");
+    printf("\n%-20s %-6s %-7s %-10s %6s %12s %9s %9s %6s %12s %7s %10s %9s\n", "kernel",
+           "values", "vectors", "impl", "runs", "median_us", "GFLOPS", "GB/s", "%copy", "bytes",
+           "ratio", "bwd_error", "prep_s");
     for (int i = 0; i < a->nkernels; i++) {
         const bench_kernel *k = &a->kernels[i];
         const bench_result *r = &res[i];
         if (!r->ok) {
-            printf("%-16s %-6s %-7s error: %s\n", k->name, r->values[0] ? r->values : "-",
+            printf("%-20s %-6s %-7s error: %s\n", k->name, r->values[0] ? r->values : "-",
                    cli_scalar_name(k->vec), r->error);
             continue;
         }
-        char ratio[16];
+        char ratio[16], pct[16];
         if (r->ratio_sell >= 0)
             snprintf(ratio, sizeof ratio, "%.3f", r->ratio_sell);
         else
             snprintf(ratio, sizeof ratio, "-");
-        printf("%-16s %-6s %-7s %-4s %6lld %12.2f %9.3f %9.2f %12lld %7s %10.3e %9.4f\n",
+        if (r->pct_copy >= 0)
+            snprintf(pct, sizeof pct, "%.1f", r->pct_copy);
+        else
+            snprintf(pct, sizeof pct, "-");
+        printf("%-20s %-6s %-7s %-10s %6lld %12.2f %9.3f %9.2f %6s %12lld %7s %10.3e %9.4f\n",
                k->name, r->values, cli_scalar_name(k->vec), r->impl, (long long)r->runs,
-               r->t_median * 1e6, r->gflops, r->gbs, (long long)r->bytes, ratio,
+               r->t_median * 1e6, r->gflops, r->gbs, pct, (long long)r->bytes, ratio,
                r->backward_error, r->convert_seconds);
     }
 }
 
+/* All results as JSON into --json FILE; dev is NULL on the CPU. */
 static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
-                      const bench_result *res, double load_s)
+                      const bench_result *res, double load_s, const bench_device *dev)
 {
     FILE *f = fopen(a->json, "w");
     if (!f)
@@ -494,8 +557,23 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     cli_json_string(&j, "packsell_version", psl_version());
     cli_json_string(&j, "date", date);
     cli_json_string(&j, "host", host);
-    cli_json_string(&j, "device", "cpu");
+    cli_json_string(&j, "device", dev ? "cuda" : "cpu");
     cli_json_int(&j, "threads", threads_in_use());
+    if (dev) {
+        cli_json_string(&j, "gpu", dev->name);
+        cli_json_string(&j, "timing", "cuda events, back-to-back runs, median");
+        cli_json_int(&j, "compute_capability", dev->cc_major * 10 + dev->cc_minor);
+        cli_json_double(&j, "gpu_memory_gib", dev->mem_gib);
+        if (dev->copy_gbs > 0) {
+            cli_json_double(&j, "copy_gbs", dev->copy_gbs);
+            cli_json_double(&j, "copy_us", dev->copy_us);
+            cli_json_int(&j, "copy_bytes", dev->copy_bytes);
+            cli_json_int(&j, "copy_runs", dev->copy_runs);
+        } else {
+            cli_json_null(&j, "copy_gbs");
+            cli_json_string(&j, "copy_error", dev->copy_error);
+        }
+    }
     cli_json_string(&j, "matrix", a->matrix);
     cli_json_int(&j, "rows", d->info.nrows);
     cli_json_int(&j, "cols", d->info.ncols);
@@ -519,7 +597,14 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
         const bench_result *r = &res[i];
         cli_json_begin_object(&j, NULL);
         cli_json_string(&j, "kernel", k->name);
-        cli_json_string(&j, "format", cli_format_name(k->opt.format));
+        if (k->impl == BENCH_CUSPARSE) {
+            static const char *cf[] = {"csr", "sell", "coo", "bsr"};
+            cli_json_string(&j, "library", "cusparse");
+            cli_json_string(&j, "format", cf[k->cusp_format]);
+        } else {
+            cli_json_string(&j, "library", "packsell");
+            cli_json_string(&j, "format", cli_format_name(k->opt.format));
+        }
         cli_json_string(&j, "values", r->values[0] ? r->values : NULL);
         cli_json_string(&j, "vectors", cli_scalar_name(k->vec));
         cli_json_bool(&j, "ok", r->ok);
@@ -533,6 +618,10 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             cli_json_double(&j, "max_us", r->t_max * 1e6);
             cli_json_double(&j, "gflops", r->gflops);
             cli_json_double(&j, "gbs", r->gbs);
+            if (r->pct_copy >= 0)
+                cli_json_double(&j, "pct_copy", r->pct_copy);
+            if (dev && r->enqueue_us >= 0)
+                cli_json_double(&j, "host_enqueue_us", r->enqueue_us);
             cli_json_int(&j, "bytes", r->bytes);
             cli_json_int(&j, "sell_bytes", r->sell_bytes);
             if (r->ratio_sell >= 0)
@@ -552,6 +641,41 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     return CLI_OK;
 }
 
+/* Whether --device cuda can run here: a clear error (exit 1) in a build
+ * without CUDA or on a machine without a CUDA device. */
+static int cuda_available(const char *cmd)
+{
+#ifdef PSL_HAVE_CUDA
+    int count = 0;
+    psl_status st = psl_cuda_device_count(&count);
+    if (st != PSL_OK)
+        return cli_error(cmd, "--device cuda: %s", psl_last_error_message()[0]
+                                                       ? psl_last_error_message()
+                                                       : psl_status_string(st));
+    if (count <= 0)
+        return cli_error(cmd, "--device cuda: no CUDA device found");
+    return CLI_OK;
+#else
+    return cli_error(cmd, "--device cuda: not supported in this build (packsell was built "
+                          "without CUDA)");
+#endif
+}
+
+/* Time every kernel on the device of a; failures go into res. */
+static int run_all_kernels(const char *cmd, const bench_args *a, const bench_data *d,
+                           bench_result *res, bench_device *dev)
+{
+#ifdef PSL_HAVE_CUDA
+    if (a->cuda)
+        return bench_cuda_run(cmd, a, d, res, dev);
+#endif
+    (void)cmd;
+    (void)dev;
+    for (int i = 0; i < a->nkernels; i++)
+        run_kernel(a, d, &a->kernels[i], &res[i]);
+    return CLI_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     const char *cmd = "bench";
@@ -563,12 +687,17 @@ int cmd_bench(int argc, char **argv)
     }
     if (rc)
         return rc;
+    if (a.cuda && (rc = cuda_available(cmd)) != 0)
+        return rc;
 #ifdef _OPENMP
     if (a.threads > 0)
         omp_set_num_threads((int)a.threads);
 #endif
     bench_data d = {0};
     bench_result *res = NULL;
+    bench_device dev;
+    memset(&dev, 0, sizeof dev);
+    dev.copy_gbs = -1;
     psl_status st;
     double load_s = 0, conv_s = 0;
     psl_convert_options csr;
@@ -589,18 +718,19 @@ int cmd_bench(int argc, char **argv)
         rc = cli_error(cmd, "out of memory");
         goto done;
     }
+    if ((rc = run_all_kernels(cmd, &a, &d, res, &dev)) != 0)
+        goto done;
     int failed = 0;
     for (int i = 0; i < a.nkernels; i++) {
-        run_kernel(&a, &d, &a.kernels[i], &res[i]);
         if (!res[i].ok) {
             cli_error(cmd, "%s: %s", a.kernels[i].name, res[i].error);
             failed++;
         }
     }
     fill_csr_ratios(&a, res);
-    print_table(&a, &d, res, load_s);
+    print_table(&a, &d, res, load_s, a.cuda ? &dev : NULL);
     fflush(stdout);
-    rc = a.json ? write_json(cmd, &a, &d, res, load_s) : CLI_OK;
+    rc = a.json ? write_json(cmd, &a, &d, res, load_s, a.cuda ? &dev : NULL) : CLI_OK;
     if (rc == CLI_OK && failed)
         rc = CLI_RUNTIME;
 done:

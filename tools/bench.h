@@ -1,0 +1,101 @@
+/*
+ * bench.h -- types shared by the two sides of "packsell bench": the command
+ * and CPU timing (cmd_bench.c) and the CUDA timing with the cuSPARSE
+ * baselines (bench_cuda.c, compiled only when PSL_HAVE_CUDA).
+ */
+#ifndef PSL_BENCH_H
+#define PSL_BENCH_H
+
+#include "cli.h"
+
+#define BENCH_MAX_KERNELS 32
+
+/* Who implements a kernel. */
+typedef enum bench_impl {
+    BENCH_OURS = 0,    /* libpacksell (psl_spmv or psl_dspmv) */
+    BENCH_CUSPARSE = 1 /* a cuSPARSE baseline (--device cuda only) */
+} bench_impl;
+
+/* Storage formats of the cuSPARSE baselines. */
+typedef enum bench_cusp_format {
+    BENCH_CUSP_CSR = 0,
+    BENCH_CUSP_SELL = 1, /* cusparseCreateSlicedEll, slice C, padding column -1 */
+    BENCH_CUSP_COO = 2,
+    BENCH_CUSP_BSR = 3 /* 2x2 and 4x4 blocks, the faster one is kept */
+} bench_cusp_format;
+
+/* One kernel to time: a format, its values and the vector type. For a
+ * cuSPARSE kernel opt.value_type is the value type (also of the vectors,
+ * computing in FP32 for FP16) and opt.slice_height the SELL slice. */
+typedef struct bench_kernel {
+    char name[48];
+    bench_impl impl;
+    bench_cusp_format cusp_format;
+    psl_convert_options opt;
+    psl_scalar vec;
+} bench_kernel;
+
+/* Results of one kernel. */
+typedef struct bench_result {
+    int ok;
+    char error[512];
+    char values[32];
+    char impl[32];
+    int64_t runs;
+    double t_median, t_min, t_max; /* seconds */
+    double gflops, gbs;
+    double pct_copy; /* GB/s over the copy bandwidth, in %; < 0: not measured */
+    int64_t bytes, sell_bytes;
+    double ratio_sell; /* < 0: unknown */
+    double backward_error;
+    double convert_seconds; /* host conversion (+ upload on the device) */
+    double enqueue_us;      /* cuda: host time to enqueue one timed run; < 0: n/a */
+} bench_result;
+
+/* The command line of bench. */
+typedef struct bench_args {
+    const char *matrix, *json, *device;
+    int cuda; /* --device cuda */
+    long long reps, warmup, threads, seed;
+    double min_time, alpha, beta;
+    int nkernels;
+    bench_kernel kernels[BENCH_MAX_KERNELS];
+} bench_args;
+
+/* Shared data of all kernels: the FP64 CSR matrix in the original row
+ * order, x, y0 and the reference alpha*A*x + beta*y0 computed in FP64. */
+typedef struct bench_data {
+    psl_matrix *A;
+    psl_matrix_info info;
+    double *x, *y0, *ref;
+    double norm_a, norm_x, norm_y0;
+} bench_data;
+
+/* What the CUDA side learnt about the device. */
+typedef struct bench_device {
+    char name[256];
+    int cc_major, cc_minor;
+    double mem_gib;
+    double copy_gbs;    /* device-to-device copy, bytes read + written; < 0: failed */
+    double copy_us;     /* median time of one copy */
+    int64_t copy_bytes; /* bytes of one copy (read once, written once) */
+    int copy_runs;
+    char copy_error[256];
+} bench_device;
+
+/* Backward error ||y - ref||_inf / (|alpha| ||A||_inf ||x||_inf + |beta|
+ * ||y0||_inf) of y in the original row order (NaN counts as Inf). */
+double bench_backward_error(const bench_data *d, const bench_args *a, const double *y);
+
+#ifdef PSL_HAVE_CUDA
+/* Time every kernel of a on the current CUDA device (our kernels through
+ * psl_dmatrix_upload/psl_dspmv, cuSPARSE baselines on the sigma-sorted
+ * rows) and measure the copy bandwidth into dev. One kernel's matrix is on
+ * the device at a time. A failing kernel gets ok = 0 and an error text;
+ * the return value is CLI_OK, or CLI_RUNTIME (message printed) when the
+ * device cannot be used at all. */
+int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
+                   bench_result *res, bench_device *dev);
+#endif
+
+#endif
