@@ -65,14 +65,25 @@ struct psl_dmatrix {
 
 /* Threads per block of every kernel of the gateway. */
 #define PSL_CUDA_BLOCK 256
+/* Tuning knobs (compile-time, -D to experiment; bench/tune_cuda.sh):
+ * minimum resident blocks per SM asked of the compiler (caps registers),
+ * and 1 to launch one thread per row instead of capping the grid. */
+#ifndef PSL_CUDA_MINB
+#define PSL_CUDA_MINB 1
+#endif
+#ifndef PSL_CUDA_GRID_FULL
+#define PSL_CUDA_GRID_FULL 0
+#endif
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
  * the kernels stride over the rest. */
 static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
 {
     int64_t b = (n + PSL_CUDA_BLOCK - 1) / PSL_CUDA_BLOCK;
-    if (b > dA->grid_max)
+    if (!PSL_CUDA_GRID_FULL && b > dA->grid_max)
         b = dA->grid_max;
+    if (b > INT32_MAX)
+        b = INT32_MAX;
     return (unsigned)(b < 1 ? 1 : b);
 }
 

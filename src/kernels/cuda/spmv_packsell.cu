@@ -59,10 +59,12 @@ __device__ __forceinline__ void psl_pack_steps(const uint32_t *&p, int32_t C, ui
             t = psl_add(t, psl_mul((ACC)psl_pack_decode<FAM>(w[u], m.D, m.e, m.scale), xv[u]));
 }
 
+#ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 8
+#endif
 
 template <class V, int FAM>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK)
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
     psl_packsell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta)

@@ -63,10 +63,12 @@ __device__ __forceinline__ void psl_sell_steps(int64_t &q, int32_t C, typename V
             t = psl_add(t, psl_mul(val[u], xv[u]));
 }
 
+#ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 4
+#endif
 
 template <class V, int VT>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK)
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                     bool use_beta)
