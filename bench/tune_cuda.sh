@@ -10,14 +10,13 @@ export PATH="$PATH:/usr/local/cuda/bin"
 SPECS=("$@")
 [ ${#SPECS[@]} -eq 0 ] && SPECS=(gen:hpcg:7:7:7 gen:lap2d:2048)
 KERNELS=packsell-fp16,packsell-e8m21,sell-fp16,sell-fp32,cusparse-sell-fp16,cusparse-sell-fp32
-declare -A V=(
-  [v0-default]=""
-  [v1-minb8]="-DPSL_CUDA_MINB=8"
-  [v2-full]="-DPSL_CUDA_GRID_FULL=1"
-  [v3-full-minb8]="-DPSL_CUDA_GRID_FULL=1 -DPSL_CUDA_MINB=8"
-  [v4-full-minb8-u16]="-DPSL_CUDA_GRID_FULL=1 -DPSL_CUDA_MINB=8 -DPSL_PACK_UNROLL=16 -DPSL_SELL_UNROLL=8"
-  [v5-full-minb4-u4]="-DPSL_CUDA_GRID_FULL=1 -DPSL_CUDA_MINB=4 -DPSL_PACK_UNROLL=4 -DPSL_SELL_UNROLL=2"
-)
+# Variants: name=flags pairs, one per line (override with $TUNE_VARIANTS).
+VARIANTS=${TUNE_VARIANTS:-"v0-default=
+v4-full-minb8-u16=-DPSL_CUDA_GRID_FULL=1 -DPSL_CUDA_MINB=8 -DPSL_PACK_UNROLL=16 -DPSL_SELL_UNROLL=8"}
+declare -A V=()
+while IFS= read -r line; do
+  [ -n "$line" ] && V[${line%%=*}]="${line#*=}"
+done <<<"$VARIANTS"
 for v in $(echo "${!V[@]}" | tr ' ' '\n' | sort); do
   d=build-tune-$v
   cmake -S . -B $d -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -25,10 +24,10 @@ for v in $(echo "${!V[@]}" | tr ' ' '\n' | sort); do
     cmake --build $d --target packsell -j "$(nproc)" >>"$OUT/build-$v.txt" 2>&1 ||
     { echo "$v: build failed"; tail -5 "$OUT/build-$v.txt"; continue; }
   cuobjdump --dump-resource-usage $d/CMakeFiles/psl_objects.dir/src/kernels/cuda/spmv_packsell.cu.o 2>/dev/null |
-    grep -m3 -o 'REG:[0-9]*' | tr '\n' ' ' >"$OUT/regs-$v.txt"
+    grep -o 'REG:[0-9]*\|STACK:[0-9]*' | sort | uniq -c | tr '\n' ' ' >"$OUT/regs-$v.txt"
   for s in "${SPECS[@]}"; do
     echo "== $v ${V[$v]} $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" | tee -a "$OUT/tune.txt"
     $d/packsell bench "$s" --device cuda --kernels $KERNELS 2>&1 |
-      grep -E '^(packsell|sell|cusparse)' | awk '{printf "  %-20s %9s us %6s %%copy\n", $1, $3, $6}' | tee -a "$OUT/tune.txt"
+      grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' | awk '{printf "  %-20s %9s us\n", $1, $6}' | tee -a "$OUT/tune.txt"
   done
 done

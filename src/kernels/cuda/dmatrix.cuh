@@ -69,10 +69,14 @@ struct psl_dmatrix {
  * minimum resident blocks per SM asked of the compiler (caps registers),
  * and 1 to launch one thread per row instead of capping the grid. */
 #ifndef PSL_CUDA_MINB
-#define PSL_CUDA_MINB 1
+#define PSL_CUDA_MINB 8
 #endif
 #ifndef PSL_CUDA_GRID_FULL
-#define PSL_CUDA_GRID_FULL 0
+#define PSL_CUDA_GRID_FULL 1
+#endif
+/* 1: software-pipeline the word loads of the PackSELL kernel. */
+#ifndef PSL_CUDA_PIPELINE
+#define PSL_CUDA_PIPELINE 1
 #endif
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:

@@ -29,22 +29,27 @@ __device__ __forceinline__ float psl_pack_decode(uint32_t w, int D, int e, float
     return psl_decode_inplace(vb, e, scale);
 }
 
-/* U word positions of one row: all U loads first (independent), then the
- * running columns (an integer chain), then the x loads, then the sums in
- * stored order. p advances by U*C words. */
-template <class V, int FAM, int U>
-__device__ __forceinline__ void psl_pack_steps(const uint32_t *&p, int32_t C, uint32_t &c,
-                                               typename V::acc &t,
-                                               const typename V::elem *__restrict__ x,
-                                               const psl_dsliced &m)
+/* Load U word positions of one row (independent loads), p advancing by U*C. */
+template <int U>
+__device__ __forceinline__ void psl_pack_load(const uint32_t *&p, int32_t C, uint32_t (&w)[U])
 {
-    typedef typename V::acc ACC;
-    uint32_t w[U], col[U];
-    ACC xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++)
         w[u] = __ldg(p + (int64_t)u * C);
     p += (int64_t)U * C;
+}
+
+/* Use U loaded words: the running columns (an integer chain), then the x
+ * loads, then the sums in stored order. */
+template <class V, int FAM, int U>
+__device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c,
+                                             typename V::acc &t,
+                                             const typename V::elem *__restrict__ x,
+                                             const psl_dsliced &m)
+{
+    typedef typename V::acc ACC;
+    uint32_t col[U];
+    ACC xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++) {
         c += psl_word_delta(w[u], m.D);
@@ -59,8 +64,43 @@ __device__ __forceinline__ void psl_pack_steps(const uint32_t *&p, int32_t C, ui
             t = psl_add(t, psl_mul((ACC)psl_pack_decode<FAM>(w[u], m.D, m.e, m.scale), xv[u]));
 }
 
+/* The whole row of `width` words from p. With PSL_CUDA_PIPELINE the loads
+ * of the next U positions are issued before the x loads and sums of the
+ * current ones, so each thread keeps words in flight while it gathers x. */
+template <class V, int FAM, int U>
+__device__ __forceinline__ void psl_pack_row(const uint32_t *p, int64_t width, int32_t C,
+                                             uint32_t c, typename V::acc &t,
+                                             const typename V::elem *__restrict__ x,
+                                             const psl_dsliced &m)
+{
+    int64_t groups = width / U;
+    uint32_t w[U];
+    if (PSL_CUDA_PIPELINE && groups > 0) {
+        psl_pack_load<U>(p, C, w);
+        for (int64_t g = 1; g < groups; g++) {
+            uint32_t wn[U];
+            psl_pack_load<U>(p, C, wn);
+            psl_pack_use<V, FAM, U>(w, c, t, x, m);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                w[u] = wn[u];
+        }
+        psl_pack_use<V, FAM, U>(w, c, t, x, m);
+    } else {
+        for (int64_t g = 0; g < groups; g++) {
+            psl_pack_load<U>(p, C, w);
+            psl_pack_use<V, FAM, U>(w, c, t, x, m);
+        }
+    }
+    for (int64_t j = groups * U; j < width; j++) {
+        uint32_t w1[1];
+        psl_pack_load<1>(p, C, w1);
+        psl_pack_use<V, FAM, 1>(w1, c, t, x, m);
+    }
+}
+
 #ifndef PSL_PACK_UNROLL
-#define PSL_PACK_UNROLL 8
+#define PSL_PACK_UNROLL 4
 #endif
 
 template <class V, int FAM>
@@ -81,11 +121,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
         const int64_t block_start = (int64_t)(i / m.dblock) * m.dblock;
         uint32_t c = (uint32_t)psl_block_start_col(block_start, m.kleft, m.ncols);
         ACC t = 0;
-        int64_t j = 0;
-        for (; j + PSL_PACK_UNROLL <= width; j += PSL_PACK_UNROLL)
-            psl_pack_steps<V, FAM, PSL_PACK_UNROLL>(p, m.C, c, t, x, m);
-        for (; j < width; j++)
-            psl_pack_steps<V, FAM, 1>(p, m.C, c, t, x, m);
+        psl_pack_row<V, FAM, PSL_PACK_UNROLL>(p, width, m.C, c, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }

@@ -64,7 +64,7 @@ __device__ __forceinline__ void psl_sell_steps(int64_t &q, int32_t C, typename V
 }
 
 #ifndef PSL_SELL_UNROLL
-#define PSL_SELL_UNROLL 4
+#define PSL_SELL_UNROLL 8
 #endif
 
 template <class V, int VT>
