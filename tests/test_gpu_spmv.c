@@ -367,14 +367,15 @@ static void check_one(const psl_matrix *R, const psl_matrix *A, const kind *k, c
 /* Every kind x C x sigma x permutation of one FP64 CSR source matrix. */
 static void check_matrix(const psl_matrix *R, const char *name)
 {
-    static const int32_t Cs[] = {32, 8};
-    static const int32_t sigmas[] = {256, 0};
+    /* C % 4 == 0 uses the device's vec4 layout, C = 6 the plain one */
+    static const int32_t Cs[] = {32, 32, 8, 8, 6, 6};
+    static const int32_t sigmas[] = {256, 0, 256, 0, 192, 0};
     for (int ki = 0; ki < NKINDS; ki++) {
         const kind *k = &kinds[ki];
-        int ncfg = k->f == PSL_FORMAT_CSR ? 1 : 8;
+        int ncfg = k->f == PSL_FORMAT_CSR ? 1 : 12;
         for (int cfg = 0; cfg < ncfg; cfg++) {
-            int32_t C = Cs[cfg & 1], sigma = sigmas[(cfg >> 1) & 1];
-            psl_permute pm = (cfg >> 2) & 1 ? PSL_PERMUTE_EXPLICIT : PSL_PERMUTE_IMPLICIT;
+            int32_t C = Cs[cfg % 6], sigma = sigmas[cfg % 6];
+            psl_permute pm = cfg >= 6 ? PSL_PERMUTE_EXPLICIT : PSL_PERMUTE_IMPLICIT;
             char label[160];
             snprintf(label, sizeof label, "%s %s C=%d sigma=%d %s", name, k->name, (int)C,
                      (int)sigma, pm == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit");
