@@ -47,42 +47,6 @@ static void psl_dmatrix_free(psl_dmatrix *d)
     psl_free(d);
 }
 
-/* Copy a sliced array (elements of `size` bytes, total of them) into the
- * device's vec4 layout: in each slice the first 4*floor(w/4) positions go in
- * groups of 4 per lane, entry (j, l) at ((j/4)*C + l)*4 + j%4; the remaining
- * positions keep the host layout (j*C + l). With C % 4 == 0 every slice
- * starts at a multiple of 4 elements, so each group is aligned for one
- * 4-element vector load. */
-static void psl_interleave4(void *dst, const void *src, size_t size, const psl_matrix *A)
-{
-    const int32_t C = A->C;
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t k = 0; k < A->nslices; k++) {
-        const int64_t s0 = A->slice_ptr[k], w = (A->slice_ptr[k + 1] - s0) / C;
-        const int64_t g4 = w / 4 * 4;
-        for (int64_t j = 0; j < w; j++)
-            for (int32_t l = 0; l < C; l++) {
-                int64_t to = j < g4 ? s0 + ((j / 4) * C + l) * 4 + j % 4 : s0 + j * C + l;
-                memcpy((char *)dst + to * size, (const char *)src + (s0 + j * C + l) * size, size);
-            }
-    }
-}
-
-/* A device copy of a sliced array in the vec4 layout, through a host
- * staging buffer that is freed once the stream has read it. */
-static psl_status psl_dcopy_vec4(void **dst, const void *src, int64_t total, size_t size,
-                                 const psl_matrix *A, cudaStream_t s, const char *what)
-{
-    void *stage = NULL;
-    PSL_TRY(psl_alloc(&stage, (size_t)total, size, "device staging"));
-    psl_interleave4(stage, src, size, A);
-    psl_status st = psl_dcopy(dst, stage, total, size, s, what);
-    if (st == PSL_OK)
-        st = PSL_CUDA_OK(cudaStreamSynchronize(s));
-    psl_free(stage);
-    return st;
-}
-
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. */
 static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
 {
@@ -92,26 +56,13 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
     if (A->permute == PSL_PERMUTE_IMPLICIT && A->perm && A->sigma > 0)
         PSL_TRY(psl_dcopy(&d->d_perm, A->perm, A->nrows, (size_t)A->perm_bytes, s,
                           "permutation"));
-    const bool vec4 = PSL_CUDA_VEC4 && A->C % 4 == 0 && total > 0;
     if (A->format == PSL_FORMAT_PACKSELL) {
-        if (vec4)
-            PSL_TRY(psl_dcopy_vec4(&d->d_words, A->words, total, sizeof(uint32_t), A, s,
-                                   "PackSELL words"));
-        else
-            PSL_TRY(psl_dcopy(&d->d_words, A->words, total, sizeof(uint32_t), s,
-                              "PackSELL words"));
+        PSL_TRY(psl_dcopy(&d->d_words, A->words, total, sizeof(uint32_t), s, "PackSELL words"));
     } else {
-        const size_t vs = psl_scalar_size(A->value_type);
-        if (vec4) {
-            PSL_TRY(psl_dcopy_vec4(&d->d_col, A->sell_col, total, sizeof(int32_t), A, s,
-                                   "SELL columns"));
-            PSL_TRY(psl_dcopy_vec4(&d->d_val, A->sell_val, total, vs, A, s, "SELL values"));
-        } else {
-            PSL_TRY(psl_dcopy(&d->d_col, A->sell_col, total, sizeof(int32_t), s, "SELL columns"));
-            PSL_TRY(psl_dcopy(&d->d_val, A->sell_val, total, vs, s, "SELL values"));
-        }
+        PSL_TRY(psl_dcopy(&d->d_col, A->sell_col, total, sizeof(int32_t), s, "SELL columns"));
+        PSL_TRY(psl_dcopy(&d->d_val, A->sell_val, total, psl_scalar_size(A->value_type), s,
+                          "SELL values"));
     }
-    d->s.vec4 = vec4;
     psl_dsliced *m = &d->s;
     m->slice_ptr = (const int64_t *)d->d_slice_ptr;
     m->perm = d->d_perm;

@@ -26,8 +26,7 @@ struct psl_dsliced {
     int32_t dblock; /* rows of uniform PackSELL start column (psl_dblock) */
     int64_t kleft;
     /* PackSELL */
-    const uint32_t *words; /* vec4: positions interleaved by 4 (see dmatrix.cu) */
-    int32_t vec4;
+    const uint32_t *words;
     int32_t D, e;
     float scale; /* psl_codec_decode_scale(e) */
     /* SELL */
@@ -74,12 +73,6 @@ struct psl_dmatrix {
 #endif
 #ifndef PSL_CUDA_GRID_FULL
 #define PSL_CUDA_GRID_FULL 1
-#endif
-/* 1: store PackSELL words on the device with 4 positions of a lane
- * adjacent (when C % 4 == 0), so a thread loads 4 words with one 16-byte
- * load. */
-#ifndef PSL_CUDA_VEC4
-#define PSL_CUDA_VEC4 1
 #endif
 /* 1: software-pipeline the word loads of the PackSELL kernel. */
 #ifndef PSL_CUDA_PIPELINE

@@ -99,37 +99,6 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *p, int64_t width, i
     }
 }
 
-/* The row of lane `lane` in a slice stored in the device's vec4 layout
- * (dmatrix.cu): groups of 4 positions by one 16-byte load each, two groups
- * in flight, then the remaining positions one by one. */
-template <class V, int FAM>
-__device__ __forceinline__ void psl_pack_row_vec4(const uint32_t *slice, int64_t width, int32_t C,
-                                                  int32_t lane, uint32_t c, typename V::acc &t,
-                                                  const typename V::elem *__restrict__ x,
-                                                  const psl_dsliced &m)
-{
-    const int64_t groups = width / 4;
-    const uint4 *q = (const uint4 *)slice + lane;
-    int64_t g = 0;
-    for (; g + 2 <= groups; g += 2) {
-        uint4 a = __ldg(q + g * C), b = __ldg(q + (g + 1) * C);
-        uint32_t wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
-        psl_pack_use<V, FAM, 4>(wa, c, t, x, m);
-        psl_pack_use<V, FAM, 4>(wb, c, t, x, m);
-    }
-    for (; g < groups; g++) {
-        uint4 a = __ldg(q + g * C);
-        uint32_t wa[4] = {a.x, a.y, a.z, a.w};
-        psl_pack_use<V, FAM, 4>(wa, c, t, x, m);
-    }
-    const uint32_t *p = slice + groups * 4 * C + lane;
-    for (int64_t j = groups * 4; j < width; j++) {
-        uint32_t w1[1];
-        psl_pack_load<1>(p, C, w1);
-        psl_pack_use<V, FAM, 1>(w1, c, t, x, m);
-    }
-}
-
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
@@ -152,10 +121,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
         const int64_t block_start = (int64_t)(i / m.dblock) * m.dblock;
         uint32_t c = (uint32_t)psl_block_start_col(block_start, m.kleft, m.ncols);
         ACC t = 0;
-        if (m.vec4)
-            psl_pack_row_vec4<V, FAM>(m.words + s0, width, m.C, lane, c, t, x, m);
-        else
-            psl_pack_row<V, FAM, PSL_PACK_UNROLL>(p, width, m.C, c, t, x, m);
+        psl_pack_row<V, FAM, PSL_PACK_UNROLL>(p, width, m.C, c, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }

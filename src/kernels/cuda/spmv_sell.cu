@@ -63,74 +63,6 @@ __device__ __forceinline__ void psl_sell_steps(int64_t &q, int32_t C, typename V
             t = psl_add(t, psl_mul(val[u], xv[u]));
 }
 
-/* Four consecutive stored values from element k (k a multiple of 4: the
- * vec4 layout), with one 8-, 16- or 2x16-byte load. */
-template <int VT> struct psl_sell_val4;
-template <> struct psl_sell_val4<PSL_FP64> {
-    static __device__ __forceinline__ void get(const void *v, int64_t k, double (&o)[4])
-    {
-        double2 a = __ldg((const double2 *)v + k / 2), b = __ldg((const double2 *)v + k / 2 + 1);
-        o[0] = a.x, o[1] = a.y, o[2] = b.x, o[3] = b.y;
-    }
-};
-template <> struct psl_sell_val4<PSL_FP32> {
-    static __device__ __forceinline__ void get(const void *v, int64_t k, float (&o)[4])
-    {
-        float4 a = __ldg((const float4 *)v + k / 4);
-        o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = a.w;
-    }
-};
-template <> struct psl_sell_val4<PSL_FP16> {
-    static __device__ __forceinline__ void get(const void *v, int64_t k, float (&o)[4])
-    {
-        uint2 a = __ldg((const uint2 *)v + k / 4);
-        o[0] = __half2float(__ushort_as_half((unsigned short)(a.x & 0xffffu)));
-        o[1] = __half2float(__ushort_as_half((unsigned short)(a.x >> 16)));
-        o[2] = __half2float(__ushort_as_half((unsigned short)(a.y & 0xffffu)));
-        o[3] = __half2float(__ushort_as_half((unsigned short)(a.y >> 16)));
-    }
-};
-template <> struct psl_sell_val4<PSL_BF16> {
-    static __device__ __forceinline__ void get(const void *v, int64_t k, float (&o)[4])
-    {
-        uint2 a = __ldg((const uint2 *)v + k / 4);
-        o[0] = __uint_as_float(a.x << 16), o[1] = __uint_as_float(a.x & 0xffff0000u);
-        o[2] = __uint_as_float(a.y << 16), o[3] = __uint_as_float(a.y & 0xffff0000u);
-    }
-};
-
-/* The row of lane `lane` of a slice starting at entry s0 in the device's
- * vec4 layout (dmatrix.cu): 4 positions per vector load of columns and of
- * values, then the remaining positions one by one. */
-template <class V, int VT>
-__device__ __forceinline__ void psl_sell_row_vec4(int64_t s0, int64_t width, int32_t C,
-                                                  int32_t lane, typename V::acc &t,
-                                                  const typename V::elem *__restrict__ x,
-                                                  const psl_dsliced &m)
-{
-    typedef typename V::acc ACC;
-    typedef decltype(psl_sell_val<VT>::get(nullptr, 0)) VAL;
-    const int64_t groups = width / 4;
-    for (int64_t g = 0; g < groups; g++) {
-        const int64_t k = s0 + (g * C + lane) * 4;
-        int4 cc = __ldg((const int4 *)(m.col + k));
-        int32_t col[4] = {cc.x, cc.y, cc.z, cc.w};
-        VAL v[4];
-        psl_sell_val4<VT>::get(m.val, k, v);
-        ACC xv[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            xv[u] = col[u] >= 0 ? V::x(x, (uint32_t)col[u]) : (ACC)0;
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (col[u] >= 0)
-                t = psl_add(t, psl_mul(psl_to_acc<ACC>(v[u]), xv[u]));
-    }
-    int64_t q = s0 + groups * 4 * C + lane;
-    for (int64_t j = groups * 4; j < width; j++)
-        psl_sell_steps<V, VT, 1>(q, C, t, x, m);
-}
-
 #ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 8
 #endif
@@ -151,15 +83,11 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
         const int64_t width = (s1 - s0) / m.C;
         int64_t q = s0 + lane;
         ACC t = 0;
-        if (m.vec4) {
-            psl_sell_row_vec4<V, VT>(s0, width, m.C, lane, t, x, m);
-        } else {
-            int64_t j = 0;
-            for (; j + PSL_SELL_UNROLL <= width; j += PSL_SELL_UNROLL)
-                psl_sell_steps<V, VT, PSL_SELL_UNROLL>(q, m.C, t, x, m);
-            for (; j < width; j++)
-                psl_sell_steps<V, VT, 1>(q, m.C, t, x, m);
-        }
+        int64_t j = 0;
+        for (; j + PSL_SELL_UNROLL <= width; j += PSL_SELL_UNROLL)
+            psl_sell_steps<V, VT, PSL_SELL_UNROLL>(q, m.C, t, x, m);
+        for (; j < width; j++)
+            psl_sell_steps<V, VT, 1>(q, m.C, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }
