@@ -15,6 +15,7 @@
  */
 #include "packsell.h"
 #include "harness.h"
+#include "spmv_kinds.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -132,36 +133,10 @@ static int64_t first_diff(const void *a, const void *b, psl_scalar t, int64_t n)
 
 /* ------------------------------------------------------------------ storage kinds */
 
-typedef struct kind {
-    psl_format f;
-    psl_scalar vt;
-    psl_codec codec;
-    const char *name;
-} kind;
-
-/* The storage kinds of the CPU SpMV tests (tests/spmv_fixture.h). */
-static const kind kinds[] = {
-    {PSL_FORMAT_CSR, PSL_FP64, {5, 10}, "csr-fp64"},
-    {PSL_FORMAT_CSR, PSL_FP32, {5, 10}, "csr-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP64, {5, 10}, "sell-fp64"},
-    {PSL_FORMAT_SELL, PSL_FP32, {5, 10}, "sell-fp32"},
-    {PSL_FORMAT_SELL, PSL_FP16, {5, 10}, "sell-fp16"},
-    {PSL_FORMAT_SELL, PSL_BF16, {5, 10}, "sell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}, "packsell-fp16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}, "packsell-bf16"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}, "packsell-e8m21"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}, "packsell-e8m10"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 0}, "packsell-e8m0"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 12}, "packsell-e5m12"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}, "packsell-e4m3"},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}, "packsell-e7m12"},
-};
-#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
-
-static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
+/* The storage kinds and vector types of the CPU SpMV tests. */
 
 /* Convert the FP64 CSR src into kind k (saturating codecs). */
-static psl_status convert(psl_matrix **out, const psl_matrix *src, const kind *k, int32_t C,
+static psl_status convert(psl_matrix **out, const psl_matrix *src, const fx_kind *k, int32_t C,
                           int32_t sigma, psl_permute pm)
 {
     psl_convert_options o;
@@ -304,7 +279,7 @@ static long g_compared;
 
 /* One converted matrix: upload, info, every vector type and two alpha/beta
  * cases (the first with NaN in y and beta = 0), compared with the CPU. */
-static void check_one(const psl_matrix *R, const psl_matrix *A, const kind *k, const char *label)
+static void check_one(const psl_matrix *R, const psl_matrix *A, const fx_kind *k, const char *label)
 {
     psl_matrix_info hi, di;
     CHECK_OK(psl_matrix_get_info(A, &hi));
@@ -317,7 +292,7 @@ static void check_one(const psl_matrix *R, const psl_matrix *A, const kind *k, c
     CHECK_MSG(memcmp(&hi, &di, sizeof hi) == 0, "%s: device info differs", label);
     const int32_t nr = hi.nrows, nc = hi.ncols;
     for (int vi = 0; vi < 3; vi++) {
-        psl_scalar vt = vec_types[vi];
+        psl_scalar vt = fx_vec_types[vi];
         size_t es = esize(vt);
         void *x = malloc((size_t)(nc ? nc : 1) * es), *y0 = malloc((size_t)(nr ? nr : 1) * es);
         void *yc = malloc((size_t)(nr ? nr : 1) * es), *yg = malloc((size_t)(nr ? nr : 1) * es);
@@ -370,8 +345,8 @@ static void check_matrix(const psl_matrix *R, const char *name)
     /* C % 4 == 0 uses the device's vec4 layout, C = 6 the plain one */
     static const int32_t Cs[] = {32, 32, 8, 8, 6, 6};
     static const int32_t sigmas[] = {256, 0, 256, 0, 192, 0};
-    for (int ki = 0; ki < NKINDS; ki++) {
-        const kind *k = &kinds[ki];
+    for (int ki = 0; ki < FX_NKINDS; ki++) {
+        const fx_kind *k = &fx_kinds[ki];
         int ncfg = k->f == PSL_FORMAT_CSR ? 1 : 12;
         for (int cfg = 0; cfg < ncfg; cfg++) {
             int32_t C = Cs[cfg % 6], sigma = sigmas[cfg % 6];
@@ -425,7 +400,7 @@ TEST(edge_matrices_match_cpu)
 }
 
 /* Upload kind k of spec (C = 32, sigma = 256, implicit). */
-static psl_dmatrix *upload_kind(const char *spec, const kind *k, psl_matrix **host)
+static psl_dmatrix *upload_kind(const char *spec, const fx_kind *k, psl_matrix **host)
 {
     psl_matrix *R = NULL, *A = NULL;
     psl_dmatrix *dA = NULL;
@@ -437,11 +412,11 @@ static psl_dmatrix *upload_kind(const char *spec, const kind *k, psl_matrix **ho
     return dA;
 }
 
-static const kind *find_kind(const char *name)
+static const fx_kind *find_kind(const char *name)
 {
-    for (int i = 0; i < NKINDS; i++)
-        if (strcmp(kinds[i].name, name) == 0)
-            return &kinds[i];
+    for (int i = 0; i < FX_NKINDS; i++)
+        if (strcmp(fx_kinds[i].name, name) == 0)
+            return &fx_kinds[i];
     return NULL;
 }
 
