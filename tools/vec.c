@@ -30,19 +30,8 @@ static uint16_t half_nonfinite(double v)
     return v < 0 ? 0xfc00 : 0x7c00;
 }
 
-/* The value of IEEE binary16 bits. */
-static double half_value(uint16_t h)
-{
-    int sign = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v;
-    if (e == 31)
-        v = m ? NAN : INFINITY;
-    else if (e == 0)
-        v = ldexp((double)m, -24);
-    else
-        v = ldexp((double)(1024 + m), e - 25);
-    return sign ? -v : v;
-}
+/* The value of IEEE binary16 bits (Inf and NaN included). */
+static double half_value(uint16_t h) { return psl_codec_decode(fp16_codec, h); }
 
 double cli_round_fp16(double v)
 {
