@@ -486,6 +486,24 @@ TEST(bench_json)
     CHECK(json_valid(text) && strstr(text, "packsell-e8m13:fp32") &&
           !strstr(text, "csr-fp64"));
     CHECK(json_num(text, "backward_error") < 1e-2);
+
+    /* values beyond FP16: an error row (exit 1) unless rows are scaled */
+    const char *big = tmp("big.mtx");
+    FILE *f = fopen(big, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+                   "1 1 1e6\n2 2 -3e5\n3 1 2\n3 3 7e4\n");
+        fclose(f);
+    }
+    rc = run("bench '%s' --reps 2 --min-time 0 --kernels packsell-fp16", big);
+    CHECK_MSG(rc == 1, "unscaled FP16 bench of 1e6 values: exit %d", rc);
+    rc = run("bench '%s' --reps 2 --min-time 0 --kernels packsell-fp16 --scale rows --json '%s'",
+             big, json);
+    CHECK_MSG(rc == 0, "scaled bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(json_valid(text) && strstr(text, "\"scale\": \"rows\""));
+    CHECK(json_num(text, "backward_error") < 1e-3);
 }
 
 /* bench --device cuda on a machine with a CUDA device: every default kernel
@@ -570,6 +588,7 @@ TEST(usage_errors_exit_2)
         "bench gen:lap2d:4 --kernels csr-fp16",
         "bench gen:lap2d:4 --kernels sell-fp32,",
         "bench gen:lap2d:4 --min-time -1",
+        "bench gen:lap2d:4 --scale columns",
         "bench gen:lap2d:4 --device gpu",
         "bench gen:lap2d:4 --kernels cusparse-csr-fp32",
         "bench gen:lap2d:4 --device cpu --kernels sell-fp32,cusparse-sell-fp16",

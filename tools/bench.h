@@ -56,6 +56,7 @@ typedef struct bench_result {
 typedef struct bench_args {
     const char *matrix, *json, *device;
     int cuda; /* --device cuda */
+    int scale_rows; /* --scale rows: benchmark G^-1 A, g_i = sum_j |a_ij| */
     long long reps, warmup, threads, seed;
     double min_time, alpha, beta;
     int nkernels;

@@ -71,6 +71,9 @@ static void usage(void)
            "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"
            "      --permute P      implicit (default) or explicit (our kernels)\n"
            "      --overflow O     values beyond a codec's range: error (default), saturate\n"
+           "      --scale S        none (default) or rows: benchmark G^-1 A with\n"
+           "                       g_i = sum_j |a_ij| (ALGORITHMS.md 4), so that every\n"
+           "                       codec holds the values of any matrix\n"
            "      --alpha A        default 1\n"
            "      --beta B         default 0\n"
            "      --seed S         seed of x (default 1)\n"
@@ -176,12 +179,14 @@ static int parse(int argc, char **argv, bench_args *a)
                       {"--slice", NULL, 1, NULL, 0},    {"--sigma", NULL, 1, NULL, 0},
                       {"--permute", NULL, 1, NULL, 0},  {"--overflow", NULL, 1, NULL, 0},
                       {"--alpha", NULL, 1, NULL, 0},    {"--beta", NULL, 1, NULL, 0},
-                      {"--seed", NULL, 1, NULL, 0},     {"--json", NULL, 1, NULL, 0}};
+                      {"--seed", NULL, 1, NULL, 0},     {"--json", NULL, 1, NULL, 0},
+                      {"--scale", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1] = {DEFAULT_MATRIX};
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
     if (rc)
         return rc;
+    memset(a, 0, sizeof *a);
     a->matrix = npos ? pos[0] : DEFAULT_MATRIX;
     a->json = cli_find(opts, nopts, "--json")->value;
     a->device = cli_find(opts, nopts, "--device")->value;
@@ -220,6 +225,12 @@ static int parse(int argc, char **argv, bench_args *a)
 #undef DBL_OPT
     if (a->min_time < 0)
         return cli_usage_error(cmd, "--min-time must be >= 0");
+    if ((s = cli_find(opts, nopts, "--scale")->value) != NULL) {
+        if (strcmp(s, "rows") == 0)
+            a->scale_rows = 1;
+        else if (strcmp(s, "none") != 0)
+            return cli_usage_error(cmd, "--scale must be none or rows, not '%s'", s);
+    }
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
@@ -255,6 +266,42 @@ static int parse(int argc, char **argv, bench_args *a)
         if (!a->cuda && a->kernels[i].impl == BENCH_CUSPARSE)
             return cli_usage_error(cmd, "kernel '%s' needs --device cuda", a->kernels[i].name);
     return CLI_OK;
+}
+
+/* Replace the FP64 CSR matrix *A by G^-1 A, g_i = sum_j |a_ij| (rows
+ * without entries or with zero sum stay as they are). */
+static psl_status scale_rows(psl_matrix **A)
+{
+    psl_matrix_info in;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *va;
+    psl_status st = psl_matrix_get_info(*A, &in);
+    if (st == PSL_OK)
+        st = psl_matrix_csr_view(*A, &rp, &ci, &va);
+    if (st != PSL_OK)
+        return st;
+    double *v = malloc((size_t)(in.nnz > 0 ? in.nnz : 1) * sizeof *v);
+    if (!v)
+        return PSL_ERR_OUT_OF_MEMORY;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (int64_t i = 0; i < in.nrows; i++) {
+        double g = 0;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            g += fabs(va[k]);
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            v[k] = g > 0 ? va[k] / g : va[k];
+    }
+    psl_matrix *B = NULL;
+    st = psl_matrix_create_csr(&B, in.nrows, in.ncols, rp, ci, v, PSL_FP64, 0, 0);
+    free(v);
+    if (st == PSL_OK) {
+        psl_matrix_destroy(A);
+        *A = B;
+    }
+    return st;
 }
 
 static void free_data(bench_data *d)
@@ -575,6 +622,7 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
         }
     }
     cli_json_string(&j, "matrix", a->matrix);
+    cli_json_string(&j, "scale", a->scale_rows ? "rows" : "none");
     cli_json_int(&j, "rows", d->info.nrows);
     cli_json_int(&j, "cols", d->info.ncols);
     cli_json_int(&j, "nnz", d->info.nnz);
@@ -707,6 +755,10 @@ int cmd_bench(int argc, char **argv)
     if ((rc = cli_load_matrix(cmd, a.matrix, &csr, &d.A, &load_s, &conv_s)) != 0)
         goto done;
     load_s += conv_s;
+    if (a.scale_rows && (st = scale_rows(&d.A)) != PSL_OK) {
+        rc = cli_lib_error(cmd, st);
+        goto done;
+    }
     if ((st = psl_matrix_get_info(d.A, &d.info)) != PSL_OK) {
         rc = cli_lib_error(cmd, st);
         goto done;
