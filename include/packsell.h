@@ -248,6 +248,14 @@ typedef struct psl_matrix_info {
 
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
 
+/* The statistics psl_matrix_get_info would give for psl_matrix_convert(src,
+ * opt) -- words, dummies, padding, bytes, the equivalent SELL/CSR bytes --
+ * without building the matrix: O(nnz) time, O(nrows) memory. Values are not
+ * rounded, so overflow is not detected and underflows is 0. Cheap enough to
+ * compare formats and codecs (e.g. the dummies each D would add). */
+psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
+                               psl_matrix_info *info);
+
 /* ------------------------------------------------------------- SpMV */
 
 /* y = alpha*A*x + beta*y on the CPU (OpenMP). x has ncols entries, y has

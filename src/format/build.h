@@ -131,10 +131,14 @@ psl_status psl_slice_offsets(int32_t nrows, int32_t C, const int64_t *len, const
  * to free. */
 psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order);
 
-/* Builders called by psl_matrix_convert once src and opt are validated. */
-psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt);
+/* Builders called by psl_matrix_convert once src and opt are validated.
+ * dry: lay out the slices and count (stored, padding, dummies, bytes) but
+ * allocate and fill no value/column/word arrays -- the handle is then only
+ * good for psl_matrix_get_info (psl_matrix_estimate). */
+psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt,
+                          bool dry);
 psl_status psl_packsell_build(psl_matrix **out, const psl_matrix *src,
-                              const psl_convert_options *opt);
+                              const psl_convert_options *opt, bool dry);
 
 #ifdef __cplusplus
 }

@@ -154,8 +154,9 @@ fail:
     return st;
 }
 
-psl_status psl_matrix_convert(psl_matrix **out, const psl_matrix *src,
-                              const psl_convert_options *opt)
+/* Validate and dispatch; dry: a layout-only handle (see build.h). */
+static psl_status convert(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt,
+                          bool dry)
 {
     if (!out)
         return psl_error(PSL_ERR_NULL_POINTER, "output handle pointer is NULL");
@@ -174,8 +175,38 @@ psl_status psl_matrix_convert(psl_matrix **out, const psl_matrix *src,
     PSL_TRY(check_options(opt));
     switch (opt->format) {
     case PSL_FORMAT_CSR: return csr_to_csr(out, src, opt);
-    case PSL_FORMAT_SELL: return psl_sell_build(out, src, opt);
-    case PSL_FORMAT_PACKSELL: return psl_packsell_build(out, src, opt);
+    case PSL_FORMAT_SELL: return psl_sell_build(out, src, opt, dry);
+    case PSL_FORMAT_PACKSELL: return psl_packsell_build(out, src, opt, dry);
     }
     return psl_error(PSL_ERR_INTERNAL, "unreachable format %d", (int)opt->format);
+}
+
+psl_status psl_matrix_convert(psl_matrix **out, const psl_matrix *src,
+                              const psl_convert_options *opt)
+{
+    return convert(out, src, opt, false);
+}
+
+psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
+                               psl_matrix_info *info)
+{
+    if (!info)
+        return psl_error(PSL_ERR_NULL_POINTER, "info is NULL");
+    PSL_TRY(psl_matrix_check(src));
+    if (opt && opt->format == PSL_FORMAT_CSR && src->format == PSL_FORMAT_CSR &&
+        src->value_type == PSL_FP64) {
+        /* CSR: the sizes follow from the source; no copy of the arrays */
+        PSL_TRY(check_options(opt));
+        PSL_TRY(psl_matrix_get_info(src, info));
+        info->value_type = opt->value_type;
+        info->bytes = info->csr_bytes =
+            ((int64_t)info->nrows + 1) * 8 +
+            info->nnz * (4 + (int64_t)psl_scalar_size(opt->value_type));
+        return PSL_OK;
+    }
+    psl_matrix *A = NULL;
+    PSL_TRY(convert(&A, src, opt, true));
+    psl_status st = psl_matrix_get_info(A, info);
+    psl_matrix_destroy(&A);
+    return st;
 }

@@ -115,7 +115,7 @@ static psl_status sell_equiv_bytes(const psl_matrix *A, const psl_matrix *src, i
 }
 
 psl_status psl_packsell_build(psl_matrix **out, const psl_matrix *src,
-                              const psl_convert_options *opt)
+                              const psl_convert_options *opt, bool dry)
 {
     const int64_t n = src->nrows;
     psl_status st = PSL_OK;
@@ -155,14 +155,14 @@ psl_status psl_packsell_build(psl_matrix **out, const psl_matrix *src,
         goto fail;
     }
     if ((st = psl_build_slicing(A, len, &order)) != PSL_OK ||
-        (st = psl_alloc((void **)&A->words, (size_t)A->stored, sizeof *A->words,
-                        "PackSELL words")) != PSL_OK)
+        (!dry && (st = psl_alloc((void **)&A->words, (size_t)A->stored, sizeof *A->words,
+                                 "PackSELL words")) != PSL_OK))
         goto fail;
 
     int64_t bad = INT64_MAX, under = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : bad) reduction(+ : under) \
-    if (A->stored > PSL_PAR_MIN)
-    for (int64_t k = 0; k < A->nslices; k++) {
+    if (A->stored > PSL_PAR_MIN && !dry)
+    for (int64_t k = 0; k < (dry ? 0 : A->nslices); k++) {
         int64_t b = fill_slice(A, src, order, k, opt->overflow, &under);
         if (b < bad)
             bad = b;

@@ -48,7 +48,8 @@ static int64_t fill_slice(psl_matrix *A, const psl_matrix *src, const int32_t *o
     return bad;
 }
 
-psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt)
+psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt,
+                          bool dry)
 {
     const int64_t n = src->nrows;
     psl_status st = PSL_OK;
@@ -70,15 +71,16 @@ psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_con
     if ((st = psl_build_slicing(A, len, &order)) != PSL_OK)
         goto fail;
     const size_t vsize = psl_scalar_size(A->value_type);
-    if ((st = psl_alloc((void **)&A->sell_col, (size_t)A->stored, sizeof *A->sell_col,
-                        "SELL column indices")) != PSL_OK ||
-        (st = psl_alloc(&A->sell_val, (size_t)A->stored, vsize, "SELL values")) != PSL_OK)
+    if (!dry &&
+        ((st = psl_alloc((void **)&A->sell_col, (size_t)A->stored, sizeof *A->sell_col,
+                         "SELL column indices")) != PSL_OK ||
+         (st = psl_alloc(&A->sell_val, (size_t)A->stored, vsize, "SELL values")) != PSL_OK))
         goto fail;
 
     int64_t bad = INT64_MAX, under = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : bad) reduction(+ : under) \
-    if (A->stored > PSL_PAR_MIN)
-    for (int64_t k = 0; k < A->nslices; k++) {
+    if (A->stored > PSL_PAR_MIN && !dry)
+    for (int64_t k = 0; k < (dry ? 0 : A->nslices); k++) {
         int64_t b = fill_slice(A, src, order, k, opt->overflow, &under);
         if (b < bad)
             bad = b;
