@@ -506,6 +506,36 @@ TEST(bench_json)
     CHECK(json_num(text, "backward_error") < 1e-3);
 }
 
+/* spmv --device cuda on a machine with a CUDA device gives the same y file
+ * as the CPU, byte for byte, for SELL and PackSELL (the device kernels follow
+ * the CPU kernels' arithmetic); skipped without a device. */
+TEST(spmv_cuda_matches_cpu)
+{
+    int ndev = 0;
+    if (psl_cuda_device_count(&ndev) != PSL_OK || ndev == 0) {
+        printf("  (no CUDA device: spmv --device cuda is checked in runtime_errors_exit_1)\n");
+        return;
+    }
+    static const char *cfgs[] = {
+        "--format packsell --values fp16 --vectors fp16 --permute explicit",
+        "--format packsell --values e8m10 --vectors fp64",
+        "--format sell --values fp32 --vectors fp32 --slice 8 --sigma 64",
+        "--format sell --values bf16 --vectors fp16 --sigma 0",
+    };
+    static char a[1 << 17], b[1 << 17];
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        int rc = run("spmv gen:powerlaw:700:6:1.5 --x random:3 -o '%s' %s --device cpu",
+                     tmp("ycpu.mtx"), cfgs[i]);
+        CHECK_MSG(rc == 0, "cpu %s: %s", cfgs[i], err_text);
+        rc = run("spmv gen:powerlaw:700:6:1.5 --x random:3 -o '%s' %s --device cuda",
+                 tmp("ygpu.mtx"), cfgs[i]);
+        CHECK_MSG(rc == 0, "cuda %s: %s", cfgs[i], err_text);
+        slurp(tmp("ycpu.mtx"), a, sizeof a);
+        slurp(tmp("ygpu.mtx"), b, sizeof b);
+        CHECK_MSG(a[0] && strcmp(a, b) == 0, "%s: the GPU y differs from the CPU y", cfgs[i]);
+    }
+}
+
 /* bench --device cuda on a machine with a CUDA device: every default kernel
  * (ours and cuSPARSE) runs and is accurate; skipped without a device. */
 TEST(bench_cuda)
@@ -653,14 +683,13 @@ TEST(runtime_errors_exit_1)
         fclose(f);
     }
     CHECK(run("info '%s'", tmp("junk.psl")) == 1);
-    /* CUDA is not in the command yet (nor in a CPU build) */
-    CHECK(run("spmv gen:lap2d:4 --x ones -o '%s' --device cuda", tmp("y.mtx")) == 1);
-    CHECK(strstr(err_text, "cuda"));
-    /* bench --device cuda: without a CUDA build or device, exit 1 with a clear
-     * message (bench_cuda below covers a machine with a device) */
+    /* bench and spmv --device cuda: without a CUDA build or device, exit 1
+     * with a clear message (bench_cuda below covers a machine with a device) */
     int ndev = 0;
     psl_status cst = psl_cuda_device_count(&ndev);
     if (cst != PSL_OK || ndev == 0) {
+        CHECK(run("spmv gen:lap2d:4 --x ones -o '%s' --device cuda", tmp("y.mtx")) == 1);
+        CHECK_MSG(strstr(err_text, "--device cuda") != NULL, "%s", err_text);
         CHECK(run("bench gen:lap2d:4 --device cuda") == 1);
         CHECK_MSG(strstr(err_text, "packsell bench: --device cuda: ") == err_text &&
                       (cst == PSL_ERR_NOT_SUPPORTED
@@ -684,6 +713,7 @@ static const psl_test_case tests[] = {
     {"spmv_formats_and_permutations", spmv_formats_and_permutations},
     {"convert_then_spmv", convert_then_spmv},
     {"bench_json", bench_json},
+    {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},
     {"bench_cuda", bench_cuda},
     {"usage_errors_exit_2", usage_errors_exit_2},
     {"runtime_errors_exit_1", runtime_errors_exit_1},

@@ -130,9 +130,16 @@ int cli_scalar_parse(const char *s, psl_scalar *out);
  * (buf >= 16 bytes). */
 const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len);
 
-/* Check that the device is usable; "cpu" is, "cuda" is not yet in the
- * command. Prints the error; returns CLI_OK, CLI_USAGE or CLI_RUNTIME. */
+/* Check that the device is usable: "cpu" always, "cuda" when this build has
+ * CUDA and a device is present. Prints the error; returns CLI_OK, CLI_USAGE
+ * or CLI_RUNTIME. */
 int cli_check_device(const char *cmd, const char *device);
+/* True for --device cuda (any case). */
+int cli_device_is_cuda(const char *device);
+/* y = alpha*A*x + beta*y on the CUDA device (--device cuda): x, y host
+ * vectors of vec type in the matrix's stored row order (spmv_cuda.c). */
+int cli_spmv_cuda(const char *cmd, double alpha, const psl_matrix *A, const void *x,
+                  double beta, void *y, psl_scalar vec, int64_t nrows, int64_t ncols);
 
 /* ---- vectors (vec.c) */
 

@@ -200,7 +200,10 @@ int cmd_spmv(int argc, char **argv)
         rc = cli_error(cmd, "%s", err);
         goto done;
     }
-    if ((st = psl_spmv(a.alpha, A, xv, a.beta, yv, a.vec)) != PSL_OK) {
+    if (cli_device_is_cuda(a.device)) {
+        if ((rc = cli_spmv_cuda(cmd, a.alpha, A, xv, a.beta, yv, a.vec, nrows, ncols)) != 0)
+            goto done;
+    } else if ((st = psl_spmv(a.alpha, A, xv, a.beta, yv, a.vec)) != PSL_OK) {
         rc = cli_lib_error(cmd, st);
         goto done;
     }

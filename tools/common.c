@@ -271,6 +271,8 @@ fail:
     return cli_lib_error(cmd, st);
 }
 
+int cli_device_is_cuda(const char *device) { return device && same(device, "cuda"); }
+
 int cli_check_device(const char *cmd, const char *device)
 {
     if (!device || same(device, "cpu"))
@@ -285,6 +287,5 @@ int cli_check_device(const char *cmd, const char *device)
                                                        : psl_status_string(st));
     if (count <= 0)
         return cli_error(cmd, "--device cuda: no CUDA device found");
-    /* The GPU issue adds the CUDA path here (upload, psl_cuda_spmv, timing). */
-    return cli_error(cmd, "--device cuda: not supported in this build yet");
+    return CLI_OK;
 }
