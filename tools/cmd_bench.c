@@ -689,26 +689,6 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     return CLI_OK;
 }
 
-/* Whether --device cuda can run here: a clear error (exit 1) in a build
- * without CUDA or on a machine without a CUDA device. */
-static int cuda_available(const char *cmd)
-{
-#ifdef PSL_HAVE_CUDA
-    int count = 0;
-    psl_status st = psl_cuda_device_count(&count);
-    if (st != PSL_OK)
-        return cli_error(cmd, "--device cuda: %s", psl_last_error_message()[0]
-                                                       ? psl_last_error_message()
-                                                       : psl_status_string(st));
-    if (count <= 0)
-        return cli_error(cmd, "--device cuda: no CUDA device found");
-    return CLI_OK;
-#else
-    return cli_error(cmd, "--device cuda: not supported in this build (packsell was built "
-                          "without CUDA)");
-#endif
-}
-
 /* Time every kernel on the device of a; failures go into res. */
 static int run_all_kernels(const char *cmd, const bench_args *a, const bench_data *d,
                            bench_result *res, bench_device *dev)
@@ -735,7 +715,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (rc)
         return rc;
-    if (a.cuda && (rc = cuda_available(cmd)) != 0)
+    if (a.cuda && (rc = cli_check_device(cmd, a.device)) != 0)
         return rc;
 #ifdef _OPENMP
     if (a.threads > 0)

@@ -281,6 +281,9 @@ int cli_check_device(const char *cmd, const char *device)
         return cli_usage_error(cmd, "unknown --device '%s' (expected cpu or cuda)", device);
     int count = 0;
     psl_status st = psl_cuda_device_count(&count);
+    if (st == PSL_ERR_NOT_SUPPORTED)
+        return cli_error(cmd, "--device cuda: not supported in this build (packsell was built "
+                              "without CUDA)");
     if (st != PSL_OK)
         return cli_error(cmd, "--device cuda: %s", psl_last_error_message()[0]
                                                        ? psl_last_error_message()

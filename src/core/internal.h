@@ -112,6 +112,8 @@ psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what);
 psl_matrix *psl_matrix_new(psl_format format, int32_t nrows, int32_t ncols);
 /* Check a handle: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE. */
 psl_status psl_matrix_check(const psl_matrix *A);
+/* Lowercase name of a scalar type ("fp64", "fp32", "fp16", "bf16"). */
+const char *psl_scalar_label(psl_scalar t);
 /* Size in bytes of one stored value / vector element of a scalar type. */
 size_t psl_scalar_size(psl_scalar t);
 /* Smallest unsigned width (1, 2, 4) holding sigma-1. */

@@ -50,6 +50,17 @@ void psl_matrix_destroy(psl_matrix **A)
     *A = NULL;
 }
 
+const char *psl_scalar_label(psl_scalar t)
+{
+    switch (t) {
+    case PSL_FP64: return "fp64";
+    case PSL_FP32: return "fp32";
+    case PSL_FP16: return "fp16";
+    case PSL_BF16: return "bf16";
+    }
+    return "?";
+}
+
 size_t psl_scalar_size(psl_scalar t)
 {
     switch (t) {

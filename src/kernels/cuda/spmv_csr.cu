@@ -29,17 +29,6 @@ static int psl_csr_vec_cuda_type(psl_scalar value_type, psl_scalar vec_type)
     return -1;
 }
 
-static const char *psl_scalar_label(psl_scalar t)
-{
-    switch (t) {
-    case PSL_FP64: return "fp64";
-    case PSL_FP32: return "fp32";
-    case PSL_FP16: return "fp16";
-    case PSL_BF16: return "bf16";
-    }
-    return "?";
-}
-
 psl_status psl_cuda_csr_check_type(const psl_dmatrix *dA, psl_scalar vec_type)
 {
     if (psl_csr_vec_cuda_type(dA->value_type, vec_type) >= 0)
