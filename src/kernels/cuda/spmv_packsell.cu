@@ -7,95 +7,123 @@
  * an IEEE binary16; any other ExMy: psl_decode_inplace of word.h).
  *
  * Per row, in stored order: the running column adds every word's delta;
- * flag-1 words add value*x[col] to the sum (multiply, then add, each rounded:
- * the bits of the CPU kernels); flag-0 words (dummies, padding) are selected
- * away and x is not even read for them.
+ * flag-1 words add value*x[col] to the sum (multiply, then add, each rounded,
+ * or one FMA where the product is exact: the bits of the CPU kernels);
+ * flag-0 words (dummies, padding) are selected away and x is not even read
+ * for them. The loop is written for few instructions per word (the kernel
+ * is issue-bound otherwise, bench/NOTES.md): C compiled in, a doubled
+ * column, shifts instead of divisions, 32-bit counters.
  */
-#include "vec_ops.cuh"
+#include "sliced_row.cuh"
 
 #include "format/word.h"
 
 enum { PSL_FAM_E8 = 0, PSL_FAM_F16 = 1, PSL_FAM_GEN = 2 };
 
+/* What a kernel needs of the codec, set once per launch:
+ * dmask2 -- a flag-1 word's delta, doubled, is w & dmask2 ((2^D - 1) << 1);
+ *           a flag-0 word's (dummy, padding) is w & ~1;
+ * vmask  -- the value bits left in place (E8MY, ExMy);
+ * e, scale -- the ExMy decoder's exponent width and scale. */
+struct psl_pack_codec {
+    uint32_t dmask2, vmask;
+    int32_t e;
+    float scale;
+};
+
 /* Value of a flag-1 word as float (exact). */
 template <int FAM>
-__device__ __forceinline__ float psl_pack_decode(uint32_t w, int D, int e, float scale)
+__device__ __forceinline__ float psl_pack_decode(uint32_t w, const psl_pack_codec &k)
 {
     if (FAM == PSL_FAM_F16) /* V = 16, D = 15: the top half is the binary16 */
         return __half2float(__ushort_as_half((unsigned short)(w >> 16)));
-    uint32_t vb = psl_word_value_bits(w, D);
-    if (FAM == PSL_FAM_E8)
-        return __uint_as_float(vb);
-    return psl_decode_inplace(vb, e, scale);
+    if (FAM == PSL_FAM_E8) /* the word with its low D+1 bits cleared is the float */
+        return __uint_as_float(w & k.vmask);
+    return psl_decode_inplace(w & k.vmask, k.e, k.scale);
 }
 
-/* Load U word positions of one row (independent loads), p advancing by U*C. */
-template <int U>
-__device__ __forceinline__ void psl_pack_load(const uint32_t *&p, int32_t C, uint32_t (&w)[U])
+/* Doubled delta mask of flag-1 words (FP16/BF16: D = 15, a constant). */
+template <int FAM>
+__device__ __forceinline__ uint32_t psl_pack_dmask2(const psl_pack_codec &k)
+{
+    return FAM == PSL_FAM_F16 ? 0xfffeu : k.dmask2;
+}
+
+/* Load U word positions of one row from p (position stride C; immediate
+ * offsets when C is compiled in). */
+template <int CC, int U>
+__device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, uint32_t C,
+                                              uint32_t (&w)[U])
 {
 #pragma unroll
     for (int u = 0; u < U; u++)
-        w[u] = __ldg(p + (int64_t)u * C);
-    p += (int64_t)U * C;
+        w[u] = __ldg(p + (CC ? (uint32_t)(u * CC) : u * C));
 }
 
-/* Use U loaded words: the running columns (an integer chain), then the x
- * loads, then the sums in stored order. */
+/* Use U loaded words: the running column, then the x loads, then the sums
+ * in stored order. The column is kept doubled, c2 = 2*col, so that each word
+ * costs one select and one AND (no shift) and x is addressed from c2
+ * directly; flag-0 words only move the column, x is not read for them. */
 template <class V, int FAM, int U>
-__device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c,
+__device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c2,
                                              typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
-                                             const psl_dsliced &m)
+                                             const psl_pack_codec &k)
 {
     typedef typename V::acc ACC;
-    uint32_t col[U];
+    const bool exact = FAM == PSL_FAM_F16 && sizeof(typename V::elem) == 2;
+    const uint32_t dm2 = psl_pack_dmask2<FAM>(k);
+    uint32_t col2[U];
     ACC xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        c += psl_word_delta(w[u], m.D);
-        col[u] = c;
+        c2 += w[u] & ((w[u] & PSL_WORD_FLAG) ? dm2 : 0xfffffffeu);
+        col2[u] = c2;
     }
 #pragma unroll
     for (int u = 0; u < U; u++)
-        xv[u] = (w[u] & PSL_WORD_FLAG) ? V::x(x, col[u]) : (ACC)0;
+        if (w[u] & PSL_WORD_FLAG) /* xv[u] is only read under the same flag */
+            xv[u] = V::x2(x, col2[u]);
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (w[u] & PSL_WORD_FLAG)
-            t = psl_add(t, psl_mul((ACC)psl_pack_decode<FAM>(w[u], m.D, m.e, m.scale), xv[u]));
+            t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), xv[u]);
 }
 
-/* The whole row of `width` words from p. With PSL_CUDA_PIPELINE the loads
+/* The whole row: width positions from p. With PSL_CUDA_PIPELINE the loads
  * of the next U positions are issued before the x loads and sums of the
- * current ones, so each thread keeps words in flight while it gathers x. */
-template <class V, int FAM, int U>
-__device__ __forceinline__ void psl_pack_row(const uint32_t *p, int64_t width, int32_t C,
-                                             uint32_t c, typename V::acc &t,
+ * current ones. */
+template <class V, int FAM, int CC, int U>
+__device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
+                                             uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
-                                             const psl_dsliced &m)
+                                             const psl_pack_codec &k)
 {
-    int64_t groups = width / U;
+    const uint32_t step = U * (CC ? (uint32_t)CC : C);
+    const uint32_t groups = width / U;
     uint32_t w[U];
     if (PSL_CUDA_PIPELINE && groups > 0) {
-        psl_pack_load<U>(p, C, w);
-        for (int64_t g = 1; g < groups; g++) {
+        psl_pack_load<CC, U>(p, C, w);
+        p += step;
+        for (uint32_t g = 1; g < groups; g++, p += step) {
             uint32_t wn[U];
-            psl_pack_load<U>(p, C, wn);
-            psl_pack_use<V, FAM, U>(w, c, t, x, m);
+            psl_pack_load<CC, U>(p, C, wn);
+            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
 #pragma unroll
             for (int u = 0; u < U; u++)
                 w[u] = wn[u];
         }
-        psl_pack_use<V, FAM, U>(w, c, t, x, m);
+        psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     } else {
-        for (int64_t g = 0; g < groups; g++) {
-            psl_pack_load<U>(p, C, w);
-            psl_pack_use<V, FAM, U>(w, c, t, x, m);
+        for (uint32_t g = 0; g < groups; g++, p += step) {
+            psl_pack_load<CC, U>(p, C, w);
+            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
         }
     }
-    for (int64_t j = groups * U; j < width; j++) {
+    for (uint32_t j = groups * U; j < width; j++, p += (CC ? (uint32_t)CC : C)) {
         uint32_t w1[1];
-        psl_pack_load<1>(p, C, w1);
-        psl_pack_use<V, FAM, 1>(w1, c, t, x, m);
+        psl_pack_load<CC, 1>(p, C, w1);
+        psl_pack_use<V, FAM, 1>(w1, c2, t, x, k);
     }
 }
 
@@ -103,25 +131,21 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *p, int64_t width, i
 #define PSL_PACK_UNROLL 4
 #endif
 
-template <class V, int FAM>
+template <class V, int FAM, int CC>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
-    psl_packsell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
+    psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta)
 {
     typedef typename V::acc ACC;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < m.nrows; r += stride) {
-        const int32_t i = (int32_t)r;
-        const int32_t k = i / m.C, lane = i - k * m.C;
-        const int64_t s0 = __ldg((const long long *)m.slice_ptr + k);
-        const int64_t s1 = __ldg((const long long *)m.slice_ptr + k + 1);
-        const int64_t width = (s1 - s0) / m.C;
-        const uint32_t *p = m.words + s0 + lane;
-        const int64_t block_start = (int64_t)(i / m.dblock) * m.dblock;
-        uint32_t c = (uint32_t)psl_block_start_col(block_start, m.kleft, m.ncols);
+    const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows; i += stride) {
+        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
+        const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
+        uint32_t c2 = 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
         ACC t = 0;
-        psl_pack_row<V, FAM, PSL_PACK_UNROLL>(p, width, m.C, c, t, x, m);
+        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(m.words + r.first, r.width, C, c2, t, x, k);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }
@@ -130,9 +154,21 @@ template <class V, int FAM>
 static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, cudaStream_t stream)
 {
-    psl_packsell_kernel<V, FAM><<<psl_cuda_grid(dA, dA->nrows), PSL_CUDA_BLOCK, 0, stream>>>(
-        dA->s, (const typename V::elem *)x, (typename V::elem *)y, psl_acc_scalar<V>(alpha),
-        psl_acc_scalar<V>(beta), beta != 0);
+    const psl_dsliced m = psl_dsliced_for_launch(dA);
+    psl_pack_codec k;
+    k.dmask2 = ((1u << m.D) - 1u) << 1;
+    k.vmask = ~(k.dmask2 | 1u);
+    k.e = m.e;
+    k.scale = m.scale;
+    const unsigned grid = psl_cuda_grid(dA, dA->nrows);
+    const typename V::elem *xx = (const typename V::elem *)x;
+    typename V::elem *yy = (typename V::elem *)y;
+    const typename V::acc a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    if (m.C == PSL_CC_FIXED)
+        psl_packsell_kernel<V, FAM, PSL_CC_FIXED>
+            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0);
+    else
+        psl_packsell_kernel<V, FAM, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0);
     return psl_cuda_launch_status("PackSELL SpMV");
 }
 

@@ -6,10 +6,11 @@
  * type (FP64, FP32, FP16, BF16).
  *
  * Per row, in stored order: entries add value*x[col] to the sum (multiply,
- * then add, each rounded: the bits of the CPU kernels); padding (column -1)
- * is selected away and x is not read for it.
+ * then add, each rounded, or one FMA where the product is exact: the bits of
+ * the CPU kernels); padding (column -1) is selected away and x is not read
+ * for it.
  */
-#include "vec_ops.cuh"
+#include "sliced_row.cuh"
 
 /* Stored value k of each SELL value type, in its natural float type. */
 template <int VT> struct psl_sell_val;
@@ -38,56 +39,56 @@ template <> struct psl_sell_val<PSL_BF16> {
     }
 };
 
-/* U positions of one row from entry index q: loads of columns and values
- * first, then the x loads, then the sums in stored order. q advances by U*C. */
-template <class V, int VT, int U>
-__device__ __forceinline__ void psl_sell_steps(int64_t &q, int32_t C, typename V::acc &t,
+/* U positions of one row from entry index q (position stride C; immediate
+ * offsets when C is compiled in): loads of columns and values first, then
+ * the x loads, then the sums in stored order. */
+template <class V, int VT, int CC, int U>
+__device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V::acc &t,
                                                const typename V::elem *__restrict__ x,
                                                const psl_dsliced &m)
 {
     typedef typename V::acc ACC;
+    const bool exact = VT == PSL_FP16 && sizeof(typename V::elem) == 2;
     int32_t col[U];
     ACC val[U], xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        col[u] = __ldg(m.col + q + (int64_t)u * C);
-        val[u] = psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, q + (int64_t)u * C));
+        const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
+        col[u] = __ldg(m.col + e);
+        val[u] = psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e));
     }
-    q += (int64_t)U * C;
 #pragma unroll
     for (int u = 0; u < U; u++)
-        xv[u] = col[u] >= 0 ? V::x(x, (uint32_t)col[u]) : (ACC)0;
+        if (col[u] >= 0) /* xv[u] is only read under the same condition */
+            xv[u] = V::x(x, (uint32_t)col[u]);
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (col[u] >= 0)
-            t = psl_add(t, psl_mul(val[u], xv[u]));
+            t = psl_madd<exact>(t, val[u], xv[u]);
 }
 
 #ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 8
 #endif
 
-template <class V, int VT>
+template <class V, int VT, int CC>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                     bool use_beta)
 {
     typedef typename V::acc ACC;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < m.nrows; r += stride) {
-        const int32_t i = (int32_t)r;
-        const int32_t k = i / m.C, lane = i - k * m.C;
-        const int64_t s0 = __ldg((const long long *)m.slice_ptr + k);
-        const int64_t s1 = __ldg((const long long *)m.slice_ptr + k + 1);
-        const int64_t width = (s1 - s0) / m.C;
-        int64_t q = s0 + lane;
+    const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows; i += stride) {
+        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
+        int64_t q = r.first;
         ACC t = 0;
-        int64_t j = 0;
-        for (; j + PSL_SELL_UNROLL <= width; j += PSL_SELL_UNROLL)
-            psl_sell_steps<V, VT, PSL_SELL_UNROLL>(q, m.C, t, x, m);
-        for (; j < width; j++)
-            psl_sell_steps<V, VT, 1>(q, m.C, t, x, m);
+        uint32_t j = 0;
+        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
+            psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
+        for (; j < r.width; j++, q += C)
+            psl_sell_steps<V, VT, CC, 1>(q, C, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }
@@ -96,9 +97,15 @@ template <class V, int VT>
 static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, cudaStream_t stream)
 {
-    psl_sell_kernel<V, VT><<<psl_cuda_grid(dA, dA->nrows), PSL_CUDA_BLOCK, 0, stream>>>(
-        dA->s, (const typename V::elem *)x, (typename V::elem *)y, psl_acc_scalar<V>(alpha),
-        psl_acc_scalar<V>(beta), beta != 0);
+    const psl_dsliced m = psl_dsliced_for_launch(dA);
+    const unsigned grid = psl_cuda_grid(dA, dA->nrows);
+    const typename V::elem *xx = (const typename V::elem *)x;
+    typename V::elem *yy = (typename V::elem *)y;
+    const typename V::acc a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    if (m.C == PSL_CC_FIXED)
+        psl_sell_kernel<V, VT, PSL_CC_FIXED><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0);
+    else
+        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0);
     return psl_cuda_launch_status("SELL SpMV");
 }
 

@@ -1,10 +1,10 @@
 /*
  * vec_ops.cuh -- device helpers shared by the SpMV kernels: the vector
  * kinds (FP64 vectors with double accumulation, FP32 and FP16 vectors with
- * float accumulation), explicitly rounded multiply and add (never fused into
- * an FMA, so the bits equal the CPU kernels', see src/kernels/kernels.h),
- * stored values converted to the accumulation type, and the output row of a
- * stored row under implicit permutation.
+ * float accumulation), explicitly rounded multiply and add (fused only where
+ * the product is exact, so the bits equal the CPU kernels', see
+ * src/kernels/kernels.h), and stored values converted to the accumulation
+ * type.
  */
 #ifndef PSL_CUDA_VEC_OPS_CUH
 #define PSL_CUDA_VEC_OPS_CUH
@@ -20,14 +20,36 @@ __device__ __forceinline__ float psl_add(float a, float b) { return __fadd_rn(a,
 __device__ __forceinline__ double psl_mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double psl_add(double a, double b) { return __dadd_rn(a, b); }
 
+/* t + v*x with the bits of the CPU kernels (multiply, then add, each
+ * rounded). EXACT: the product is exact in float (an FP16 value times an FP16
+ * x: 11 x 11 significant bits, exponents far inside float's range), so one
+ * fused multiply-add rounds the same sum once -- the same bits, one
+ * instruction instead of two. */
+template <bool EXACT>
+__device__ __forceinline__ float psl_madd(float t, float v, float x)
+{
+    return EXACT ? __fmaf_rn(v, x, t) : psl_add(t, psl_mul(v, x));
+}
+template <bool EXACT>
+__device__ __forceinline__ double psl_madd(double t, double v, double x)
+{
+    return psl_add(t, psl_mul(v, x));
+}
+
 /* Vector kinds. elem: storage of x and y; acc: accumulation type.
  * x(): x[c] in the accumulation type through the read-only data path (exact);
+ * x2(): the same for a doubled column c2 = 2*c (byte offset c2*sizeof(elem)/2,
+ *       so the PackSELL kernel needs no shift to turn its column into an address);
  * finish(): y[o] = a*t (+ b*y[o] when use_beta), rounded to the vector type
  * (FP16 round-to-nearest-even). */
 struct psl_vec64 {
     typedef double elem;
     typedef double acc;
     static __device__ __forceinline__ double x(const double *x, uint32_t c) { return __ldg(x + c); }
+    static __device__ __forceinline__ double x2(const double *x, uint32_t c2)
+    {
+        return __ldg((const double *)((const char *)x + (size_t)c2 * 4));
+    }
     static __device__ __forceinline__ void finish(double *y, int64_t o, double t, double a,
                                                   double b, bool use_beta)
     {
@@ -42,6 +64,10 @@ struct psl_vec32 {
     typedef float elem;
     typedef float acc;
     static __device__ __forceinline__ float x(const float *x, uint32_t c) { return __ldg(x + c); }
+    static __device__ __forceinline__ float x2(const float *x, uint32_t c2)
+    {
+        return __ldg((const float *)((const char *)x + (size_t)c2 * 2));
+    }
     static __device__ __forceinline__ void finish(float *y, int64_t o, float t, float a, float b,
                                                   bool use_beta)
     {
@@ -59,6 +85,10 @@ struct psl_vec16 {
     {
         return __half2float(__ushort_as_half(__ldg(x + c)));
     }
+    static __device__ __forceinline__ float x2(const unsigned short *x, uint32_t c2)
+    {
+        return __half2float(__ushort_as_half(__ldg((const unsigned short *)((const char *)x + c2))));
+    }
     static __device__ __forceinline__ void finish(unsigned short *y, int64_t o, float t, float a,
                                                   float b, bool use_beta)
     {
@@ -75,21 +105,6 @@ template <class ACC> __device__ __forceinline__ ACC psl_to_acc(double v);
 template <> __device__ __forceinline__ double psl_to_acc<double>(double v) { return v; }
 template <> __device__ __forceinline__ float psl_to_acc<float>(double v) { return __double2float_rn(v); }
 template <class ACC> __device__ __forceinline__ ACC psl_to_acc(float v) { return (ACC)v; }
-
-/* Index into y of stored row i of a SELL/PackSELL matrix: with implicit
- * permutation (perm != NULL) the original row (i/sigma)*sigma + perm[i],
- * otherwise i. */
-__device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, int32_t i)
-{
-    if (!m.perm)
-        return i;
-    int64_t base = (int64_t)(i / m.sigma) * m.sigma;
-    switch (m.perm_bytes) {
-    case 1: return base + __ldg((const unsigned char *)m.perm + i);
-    case 2: return base + __ldg((const unsigned short *)m.perm + i);
-    default: return base + __ldg((const unsigned int *)m.perm + i);
-    }
-}
 
 /* Host side: alpha or beta rounded to the accumulation type of V. */
 template <class V> static inline typename V::acc psl_acc_scalar(double s)

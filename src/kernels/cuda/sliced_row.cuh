@@ -1,0 +1,79 @@
+/*
+ * sliced_row.cuh -- what the SELL and PackSELL kernels do once per stored
+ * row, written once: find the row's first entry and its slice's width, the
+ * start of its PackSELL column block, and the y index it writes under
+ * implicit permutation. The kernels are instantiated for C = 32 (the
+ * default, a compile-time constant: the per-row division and the
+ * per-position offsets cost nothing) and for any C. Divisions by sigma and the column block
+ * become shifts when those are powers of two (psl_dsliced_for_launch).
+ */
+#ifndef PSL_CUDA_SLICED_ROW_CUH
+#define PSL_CUDA_SLICED_ROW_CUH
+
+#include "vec_ops.cuh"
+
+/* Slice height compiled in: kernels are instantiated for CC = 32 and for
+ * CC = 0 (any C, read from the matrix). */
+#define PSL_CC_FIXED 32
+
+/* log2(n) when n is a power of two >= 1, else -1. */
+static inline int32_t psl_exact_log2(int64_t n)
+{
+    if (n < 1 || (n & (n - 1)))
+        return -1;
+    int32_t s = 0;
+    while (((int64_t)1 << s) < n)
+        s++;
+    return s;
+}
+
+/* The kernel parameters of dA for one launch (shifts filled in). */
+static inline psl_dsliced psl_dsliced_for_launch(const psl_dmatrix *dA)
+{
+    psl_dsliced m = dA->s;
+    m.sigma_shift = psl_exact_log2(m.sigma);
+    m.dblock_shift = psl_exact_log2(m.dblock);
+    return m;
+}
+
+/* floor(i / n) * n, with a shift when n == 2^shift (shift >= 0). */
+__device__ __forceinline__ uint32_t psl_round_down(uint32_t i, int32_t n, int32_t shift)
+{
+    return shift >= 0 ? (i >> shift) << shift : (i / (uint32_t)n) * (uint32_t)n;
+}
+
+/* Where stored row i lives: index of its first entry (position 0) in the
+ * slice arrays, and the number of positions (words, entries) of its slice. */
+struct psl_row_slot {
+    int64_t first;
+    uint32_t width;
+};
+
+template <int CC>
+__device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, uint32_t i)
+{
+    const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
+    const uint32_t k = i / C, lane = i - k * C;
+    const int64_t s0 = __ldg((const long long *)m.slice_ptr + k);
+    const int64_t s1 = __ldg((const long long *)m.slice_ptr + k + 1);
+    psl_row_slot r;
+    r.first = s0 + lane;
+    r.width = (uint32_t)((uint64_t)(s1 - s0) / C);
+    return r;
+}
+
+/* Index into y of stored row i: with implicit permutation (perm != NULL)
+ * the original row (i/sigma)*sigma + perm[i], otherwise i. */
+__device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, uint32_t i)
+{
+    if (!m.perm)
+        return i;
+    const int64_t base = psl_round_down(i, m.sigma, m.sigma_shift);
+    switch (m.perm_bytes) {
+    case 1: return base + __ldg((const unsigned char *)m.perm + i);
+    case 2: return base + __ldg((const unsigned short *)m.perm + i);
+    default: return base + __ldg((const unsigned int *)m.perm + i);
+    }
+}
+
+#endif /* PSL_CUDA_SLICED_ROW_CUH */
