@@ -75,12 +75,15 @@ struct psl_dmatrix {
 #ifndef PSL_CUDA_MINB
 #define PSL_CUDA_MINB 8
 #endif
+/* FP64 vectors need twice the registers for x values and sums: half the
+ * resident blocks rather than spills. */
+#define PSL_CUDA_MINB_FOR(V) (sizeof(typename V::acc) == 8 ? PSL_CUDA_MINB / 2 : PSL_CUDA_MINB)
 #ifndef PSL_CUDA_GRID_FULL
 #define PSL_CUDA_GRID_FULL 1
 #endif
 /* 1: software-pipeline the word loads of the PackSELL kernel. */
 #ifndef PSL_CUDA_PIPELINE
-#define PSL_CUDA_PIPELINE 1
+#define PSL_CUDA_PIPELINE 0
 #endif
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:

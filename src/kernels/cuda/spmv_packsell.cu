@@ -94,14 +94,17 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
  * of the next U positions are issued before the x loads and sums of the
  * current ones. */
 template <class V, int FAM, int CC, int U>
-__device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
-                                             uint32_t C, uint32_t c2, typename V::acc &t,
+__device__ __forceinline__ void psl_pack_row(const psl_row_slot &r, uint32_t C, uint32_t c2,
+                                             typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
-                                             const psl_pack_codec &k)
+                                             const psl_dsliced &m, const psl_pack_codec &k)
 {
+    const uint32_t *__restrict__ p = m.words + r.first;
+    const uint32_t width = r.width;
     const uint32_t step = U * (CC ? (uint32_t)CC : C);
     const uint32_t groups = width / U;
     uint32_t w[U];
+    const bool lead = PSL_CUDA_PREFETCH > 0 && r.lane == 0; /* prefetches for its slice */
     if (PSL_CUDA_PIPELINE && groups > 0) {
         psl_pack_load<CC, U>(p, C, w);
         p += step;
@@ -116,6 +119,8 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     } else {
         for (uint32_t g = 0; g < groups; g++, p += step) {
+            if (lead && (g * U) % PSL_CUDA_PREFETCH == 0)
+                psl_slice_prefetch((const char *)p, 4, CC ? CC : C, g * U, width);
             psl_pack_load<CC, U>(p, C, w);
             psl_pack_use<V, FAM, U>(w, c2, t, x, k);
         }
@@ -132,7 +137,7 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
 #endif
 
 template <class V, int FAM, int CC>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta)
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
         const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
         uint32_t c2 = 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
         ACC t = 0;
-        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(m.words + r.first, r.width, C, c2, t, x, k);
+        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(r, C, c2, t, x, m, k);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }

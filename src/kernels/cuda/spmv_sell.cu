@@ -15,24 +15,28 @@
 /* Stored value k of each SELL value type, in its natural float type. */
 template <int VT> struct psl_sell_val;
 template <> struct psl_sell_val<PSL_FP64> {
+    typedef double type; /* storage */
     static __device__ __forceinline__ double get(const void *v, int64_t k)
     {
         return __ldg((const double *)v + k);
     }
 };
 template <> struct psl_sell_val<PSL_FP32> {
+    typedef float type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __ldg((const float *)v + k);
     }
 };
 template <> struct psl_sell_val<PSL_FP16> {
+    typedef unsigned short type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __half2float(__ushort_as_half(__ldg((const unsigned short *)v + k)));
     }
 };
 template <> struct psl_sell_val<PSL_BF16> {
+    typedef unsigned short type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __uint_as_float((uint32_t)__ldg((const unsigned short *)v + k) << 16);
@@ -68,11 +72,11 @@ __device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V
 }
 
 #ifndef PSL_SELL_UNROLL
-#define PSL_SELL_UNROLL 8
+#define PSL_SELL_UNROLL 4
 #endif
 
 template <class V, int VT, int CC>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                     bool use_beta)
@@ -85,8 +89,15 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB)
         int64_t q = r.first;
         ACC t = 0;
         uint32_t j = 0;
-        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
+        const bool lead = PSL_CUDA_PREFETCH > 0 && r.lane == 0; /* prefetches for its slice */
+        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C) {
+            if (lead && j % PSL_CUDA_PREFETCH == 0) {
+                const int es = (int)sizeof(typename psl_sell_val<VT>::type);
+                psl_slice_prefetch((const char *)(m.col + q), 4, C, j, r.width);
+                psl_slice_prefetch((const char *)m.val + q * es, es, C, j, r.width);
+            }
             psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
+        }
         for (; j < r.width; j++, q += C)
             psl_sell_steps<V, VT, CC, 1>(q, C, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
