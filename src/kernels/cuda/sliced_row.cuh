@@ -65,11 +65,12 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
     return r;
 }
 
-/* Positions a slice asks L2 for ahead of its loads (0: no prefetch). The
- * kernels are latency-bound, not instruction-bound (bench/NOTES.md): one
- * bulk prefetch per slice puts a whole slice's bytes in flight at once. */
+/* Positions a slice asks L2 for ahead of its loads (0: no prefetch, the
+ * default). One bulk prefetch per slice puts a whole slice's bytes in flight
+ * at once; measured on the H200 it made HPCG 5-15% slower (bench/NOTES.md),
+ * so it stays a knob for other GPUs and matrices. */
 #ifndef PSL_CUDA_PREFETCH
-#define PSL_CUDA_PREFETCH 64
+#define PSL_CUDA_PREFETCH 0
 #endif
 
 /* Ask L2 for the bytes [p, p + bytes) (shrunk to 16-byte bounds inside
