@@ -234,7 +234,7 @@ static int parse(int argc, char **argv, bench_args *a)
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
-    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL};
+    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     fa.slice = cli_find(opts, nopts, "--slice")->value;
     fa.sigma = cli_find(opts, nopts, "--sigma")->value;
     fa.permute = cli_find(opts, nopts, "--permute")->value;
