@@ -8,7 +8,11 @@
   fig8_speedup.png         PackSELL FP16 speedup over cuSPARSE SELL, CSR and the
                            best cuSPARSE FP16 kernel, SELL-suitable matrices (Fig. 8)
   fig9_e8my.png            E8MY speed and backward error against D (Fig. 9)
-  RESULTS.md               each Section 5.1 claim of the paper beside ours
+  RESULTS.md               each Section 5.1 claim of the paper beside ours, and
+                           the format chooser's record (bench/chooser_eval.py)
+  chooser.csv              per matrix and precision: the chooser's pick, its
+                           predicted and measured time, the fastest candidate
+                           and the fastest cuSPARSE kernel
 
 Usage: python3 bench/suite_report.py RESULTS_DIR [--out DIR] [--commit C]
 Needs matplotlib (Debian: python3-matplotlib; PyPI: matplotlib).
@@ -188,6 +192,44 @@ def plots(mats, out):
     plt.close(fig)
 
 
+def chooser_section(runs, out):
+    """chooser.csv and the RESULTS.md lines of the format chooser: per
+    precision how often its pick is the fastest candidate, its worst and
+    geometric-mean ratio to the fastest candidate, and the fastest cuSPARSE
+    kernel (CSR/SELL/COO/BSR, same value width) over the pick per matrix,
+    whose minimum over the suite the issue wants >= 0.95."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import chooser_eval as ce
+    rows = ce.evaluate(ce.cases(runs), ce.MODELS)
+    if not rows:
+        return ["## Format chooser", "", "No FP16/FP32 candidates were timed."]
+    with open(os.path.join(out, "chooser.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    recorded = sum(1 for r in rows if r["recorded_pick"])
+    lines = ["## Format chooser (psl_choose_format, `--format auto`)", "",
+             f"Picks from the constants of src/format/choose.c ({recorded} of {len(rows)} "
+             "cases also recorded by the bench as auto-fp16/auto-fp32; the others rebuilt "
+             "from the timed rows); data: chooser.csv. Refit: "
+             "`python3 bench/chooser_eval.py DIR --fit`.", "",
+             "| precision | pick is the fastest candidate | pick / fastest candidate: worst, "
+             "geomean | fastest cuSPARSE / pick: min (matrix) | matrices below 0.95 |",
+             "|---|---|---|---|---|"]
+    for prec in ce.PRECISIONS:
+        sm = ce.summary(rows, prec)
+        if not sm["matrices"]:
+            continue
+        below = sm["below_target"]
+        lines.append(
+            f"| {prec} | {sm['fastest']} of {sm['matrices']} | {sm['worst_vs_best']:.3f}, "
+            f"{sm['geomean_vs_best']:.3f} | {sm['min_speed_vs_cusparse']:.3f} "
+            f"({sm['min_speed_matrix']}) | {len(below)}"
+            f"{': ' + ', '.join(below) if below else ''} |")
+    lines += ["", "Target (issue 4): fastest cuSPARSE / pick >= 0.95 on every matrix."]
+    return lines
+
+
 def results_md(runs, mats, out, commit):
     first = next(iter(runs.values()))
     suit = [m for m in mats if sell_suitable(m) and m["pack16"]]
@@ -225,7 +267,8 @@ def results_md(runs, mats, out, commit):
         "",
         "Figures: fig5_gflops_vs_rsd.png, fig7_footprint.png, fig8_speedup.png, fig9_e8my.png; "
         "data: suite.csv.",
-    ]
+        "",
+    ] + chooser_section(runs, out)
     with open(os.path.join(out, "RESULTS.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -245,7 +288,7 @@ def main():
     write_csv(runs, os.path.join(out, "suite.csv"))
     plots(mats, out)
     results_md(runs, mats, out, args.commit)
-    print(f"{len(runs)} matrices -> {out}/suite.csv, RESULTS.md, 4 figures")
+    print(f"{len(runs)} matrices -> {out}/suite.csv, chooser.csv, RESULTS.md, 4 figures")
 
 
 if __name__ == "__main__":

@@ -256,6 +256,76 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
 psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
                                psl_matrix_info *info);
 
+/* ------------------------------------------------------------- chooser */
+
+/* The value precision a caller asks of a product: the chooser picks the
+ * fastest storage whose values keep about that precision. */
+typedef enum psl_precision {
+    PSL_PREC_FP16 = 0, /* 16-bit values: PackSELL FP16 (BF16 when a value is
+                          beyond FP16's range), SELL FP16/BF16, or CSR FP32 */
+    PSL_PREC_FP32 = 1, /* PackSELL E8MY with Y >= 20 (D = 1 or 2), SELL or CSR FP32 */
+    PSL_PREC_FP64 = 2  /* SELL or CSR FP64 */
+} psl_precision;
+
+#define PSL_CHOICE_MAX 3 /* candidates per precision */
+
+/* One candidate of psl_choose_format with the cost model's view of it on
+ * the GPU (psl_dspmv; CSR is cuSPARSE). Slice widths are in words
+ * (PackSELL, dummies included) or entries (SELL); 0 for CSR. */
+typedef struct psl_candidate {
+    psl_convert_options opt;  /* ready for psl_matrix_convert */
+    psl_scalar vec_type;      /* vector type the prediction assumes */
+    char kernel[32];          /* `packsell bench` kernel it predicts, e.g.
+                                 "packsell-fp16", "sell-fp32", "cusparse-csr-fp32" */
+    char model[16];           /* row of the chooser's constants table */
+    int64_t bytes;            /* matrix bytes one SpMV reads (psl_matrix_estimate;
+                                 CSR: the device layout, 32-bit indices when they fit) */
+    int64_t vector_bytes;     /* x read once and y written once */
+    int64_t dummies, padding; /* PackSELL dummy words, SELL/PackSELL padding */
+    int64_t max_width;        /* widest slice */
+    int64_t sum_width;        /* sum of the slice widths (stored / C) */
+    double bandwidth_us;      /* streaming part of the prediction */
+    double latency_us;        /* critical path of the widest slices (0 for CSR) */
+    double predicted_us;      /* launch + max(bandwidth_us, latency_us) */
+} psl_candidate;
+
+/* The result of psl_choose_format. */
+typedef struct psl_choice {
+    psl_precision precision;
+    psl_convert_options opt;  /* the pick: candidates[pick].opt */
+    psl_scalar vec_type;      /* candidates[pick].vec_type */
+    int32_t pick;             /* index of the pick in candidates[] */
+    int32_t ncandidates;
+    psl_candidate candidates[PSL_CHOICE_MAX];
+    /* statistics of the source matrix the choice used */
+    int32_t nrows, ncols;
+    int64_t nnz;
+    int32_t max_row_nnz;
+    double mean_row_nnz, rsd;
+    int64_t kleft;            /* lower bandwidth */
+    double max_abs;           /* largest |value| (decides FP16 or BF16) */
+    int32_t ndelta;           /* PackSELL delta widths D compared (FP16: 1; FP32: 2) */
+    int32_t delta_bits[2];    /* ... their D */
+    int64_t delta_dummies[2]; /* ... the dummy words each D adds */
+    int64_t delta_bytes[2];   /* ... the PackSELL bytes with each D */
+} psl_choice;
+
+/* Pick the storage format for SpMV on the GPU of an FP64 CSR matrix at a
+ * value precision, from O(nnz) statistics (row lengths, slice widths,
+ * dummies and bytes of each candidate from layout-only dry runs) and a cost
+ * model (src/format/choose.c documents it and its constants) -- nothing is
+ * timed. Deterministic. Candidates: FP16: PackSELL FP16 (BF16 when a value
+ * is beyond FP16's range), SELL FP16 (BF16), CSR FP32; FP32: PackSELL E8MY
+ * with D in {1, 2} (the fewer bytes), SELL FP32, CSR FP32; FP64: SELL FP64,
+ * CSR FP64. Sliced candidates use C = 32, sigma = 256, implicit permutation.
+ * Errors: PSL_ERR_WRONG_FORMAT (not FP64 CSR), PSL_ERR_INVALID_VALUE (bad
+ * precision), PSL_ERR_CODEC_OVERFLOW (FP16/FP32: a value beyond FP32's
+ * range, naming its row and column); *choice is then left untouched. */
+psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choice *choice);
+
+/* Lowercase name of a precision ("fp16", "fp32", "fp64"; "?" if invalid). */
+const char *psl_precision_name(psl_precision prec);
+
 /* ------------------------------------------------------------- SpMV */
 
 /* y = alpha*A*x + beta*y on the CPU (OpenMP). x has ncols entries, y has

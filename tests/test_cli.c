@@ -346,6 +346,9 @@ TEST(spmv_formats_and_permutations)
         "--format packsell --slice 4 --sigma 16 --permute implicit --vectors fp16",
         "--format packsell --values e8m10 --vectors fp32 --permute explicit",
         "--format packsell --values e8m --delta-bits 4 --sigma 0", /* dummies */
+        "--format auto --precision fp16",
+        "--format auto --precision fp32 --permute explicit",
+        "--format auto --precision fp64 --vectors fp32",
     };
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         if (i % 3 == 0) /* --x ones on a few variants: they differ only in x */
@@ -629,6 +632,16 @@ TEST(usage_errors_exit_2)
         "bench gen:lap2d:4 --device cuda --kernels cusparse-csr-fp32:fp16",
         "bench gen:lap2d:4 --device cuda --kernels sell-fp32,",
         "bench gen:lap2d:4 --device cuda --reps 0",
+        "info gen:lap2d:4 --format auto",
+        "info gen:lap2d:4 --format auto --precision fp8",
+        "info gen:lap2d:4 --precision fp16",
+        "info gen:lap2d:4 --format sell --precision fp16",
+        "info gen:lap2d:4 --format auto --precision fp16 --values fp16",
+        "convert gen:lap2d:4 -o a.psl --format auto --precision fp32 --slice 8",
+        "spmv gen:lap2d:4 --x ones -o y.mtx --format auto --precision fp32 --delta-bits 2",
+        "choose",
+        "choose gen:lap2d:4 --precision fp128",
+        "choose gen:lap2d:4 --bogus",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         int rc = run("%s", lines[i]);
@@ -641,6 +654,9 @@ TEST(usage_errors_exit_2)
     CHECK(run("bench gen:lap2d:4 --device cuda --kernels cusparse-coo-fp64") == 2 &&
           strstr(err_text, "fp64") && strstr(err_text, "coo"));
     CHECK(run("info gen:lap2d:4 --bogus") == 2 && strstr(err_text, "--bogus"));
+    CHECK(run("info gen:lap2d:4 --format auto") == 2 && strstr(err_text, "--precision"));
+    CHECK(run("info gen:lap2d:4 --format auto --precision fp16 --sigma 64") == 2 &&
+          strstr(err_text, "--sigma") && strstr(err_text, "auto"));
     CHECK(run("spmv gen:lap2d:4 --x ones") == 2 && strstr(err_text, "-o"));
 }
 
@@ -707,7 +723,80 @@ TEST(runtime_errors_exit_1)
     CHECK(run("convert gen:lap2d:4 -o '%s/no/such/dir/a.psl'", tmpdir) == 1);
 }
 
+/* packsell choose and --format auto agree with psl_choose_format. */
+TEST(choose_and_auto)
+{
+    const char *src = "gen:hpcg:3:3:3";
+    CHECK_MSG(run("choose %s", src) == 0, "%s", err_text);
+    CHECK(strstr(out_text, "precision fp16") && strstr(out_text, "precision fp32") &&
+          strstr(out_text, "precision fp64") && strstr(out_text, "PackSELL D = 15"));
+    int picks = 0;
+    for (const char *p = out_text; (p = strstr(p, "pick:")) != NULL; p++)
+        picks++;
+    CHECK(picks == 3);
+
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, src));
+    for (int p = 0; A && p < 3; p++) {
+        psl_precision prec = (psl_precision)p;
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, prec, &c));
+        const psl_candidate *k = &c.candidates[c.pick];
+        CHECK_MSG(run("choose %s --precision %s --json '%s'", src, psl_precision_name(prec),
+                      tmp("choose.json")) == 0, "%s", err_text);
+        char json[1 << 14];
+        slurp(tmp("choose.json"), json, sizeof json);
+        CHECK_MSG(json_valid(json), "%s", json);
+        CHECK(json_has_str(json, "pick_kernel", k->kernel) &&
+              json_has_str(json, "precision", psl_precision_name(prec)));
+        CHECK(fabs(json_num(json, "pick_predicted_us") - k->predicted_us) <=
+              1e-9 * k->predicted_us);
+        CHECK(json_num(json, "nnz") == (double)c.nnz);
+
+        /* convert --format auto stores the pick */
+        CHECK_MSG(run("convert %s -o '%s' --format auto --precision %s", src, tmp("auto.psl"),
+                      psl_precision_name(prec)) == 0, "%s", err_text);
+        psl_matrix *B = NULL;
+        psl_matrix_info info;
+        CHECK_OK(psl_matrix_load(&B, tmp("auto.psl")));
+        CHECK_OK(psl_matrix_get_info(B, &info));
+        CHECK(B && info.format == c.opt.format);
+        if (B && info.format == PSL_FORMAT_PACKSELL)
+            CHECK(info.codec.exp_bits == c.opt.codec.exp_bits &&
+                  info.codec.man_bits == c.opt.codec.man_bits);
+        else if (B)
+            CHECK(info.value_type == c.opt.value_type);
+        CHECK(info.bytes == k->bytes || info.format == PSL_FORMAT_CSR);
+        psl_matrix_destroy(&B);
+
+        /* info --format auto shows the same choice (table and JSON) */
+        CHECK(run("info %s --format auto --precision %s", src, psl_precision_name(prec)) == 0);
+        CHECK(strstr(out_text, "pick:") && strstr(out_text, k->kernel));
+        CHECK(run("info %s --format auto --precision %s --json", src,
+                  psl_precision_name(prec)) == 0);
+        CHECK_MSG(json_valid(out_text), "%s", out_text);
+        CHECK(json_has_str(out_text, "pick_kernel", k->kernel));
+    }
+    psl_matrix_destroy(&A);
+
+    /* errors: a missing file; values beyond FP32 at fp16/fp32 name the entry */
+    CHECK(run("choose '%s'", tmp("nothere.mtx")) == 1 && strstr(err_text, "nothere.mtx"));
+    FILE *f = fopen(tmp("huge.mtx"), "w");
+    if (f) {
+        fputs("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 3 1e300\n"
+              "3 3 2\n", f);
+        fclose(f);
+    }
+    CHECK(run("choose '%s' --precision fp32", tmp("huge.mtx")) == 1);
+    CHECK_MSG(strstr(err_text, "packsell choose: ") == err_text && strstr(err_text, "row 1") &&
+                  strstr(err_text, "column 2"), "%s", err_text);
+    CHECK(run("convert '%s' -o '%s' --format auto --precision fp16", tmp("huge.mtx"),
+              tmp("h.psl")) == 1);
+    CHECK(run("choose '%s' --precision fp64", tmp("huge.mtx")) == 0);
+}
+
 static const psl_test_case tests[] = {
+    {"choose_and_auto", choose_and_auto},
     {"help_and_version", help_and_version},
     {"gen_info_roundtrip", gen_info_roundtrip},
     {"spmv_formats_and_permutations", spmv_formats_and_permutations},

@@ -88,6 +88,27 @@ typedef struct bench_device {
  * ||y0||_inf) of y in the original row order (NaN counts as Inf). */
 double bench_backward_error(const bench_data *d, const bench_args *a, const double *y);
 
+/* The chooser's pick for one precision on the benchmark matrix (bench_auto.c):
+ * rows are indices of timed kernels (-1: not timed in this run). */
+#define BENCH_AUTO_N 2 /* FP16 and FP32 */
+typedef struct bench_auto {
+    int ok;
+    char error[512];
+    psl_choice choice;
+    int cand_row[PSL_CHOICE_MAX]; /* the timed row of each candidate */
+    int pick_row;                 /* ... of the pick */
+    int best_row;                 /* the fastest timed candidate */
+    int best_cusparse_row;        /* the fastest cuSPARSE kernel of the value width */
+} bench_auto;
+
+/* Choose for FP16 and FP32 and find the timed rows (au has BENCH_AUTO_N). */
+void bench_auto_compute(const bench_args *a, const bench_data *d, const bench_result *res,
+                        bench_auto *au);
+/* The auto rows under the table / as elements of the JSON "kernels" array. */
+void bench_auto_print(const bench_args *a, const bench_result *res, const bench_auto *au);
+void bench_auto_json(struct cli_json *j, const bench_args *a, const bench_result *res,
+                     const bench_auto *au);
+
 #ifdef PSL_HAVE_CUDA
 /* Time every kernel of a on the current CUDA device (our kernels through
  * psl_dmatrix_upload/psl_dspmv, cuSPARSE baselines on the sigma-sorted

@@ -74,6 +74,7 @@ psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds);
 /* Storage-format options shared by info, convert and spmv. */
 typedef struct cli_format_args {
     const char *format, *values, *delta_bits, *slice, *sigma, *permute, *overflow;
+    const char *precision; /* --precision of --format auto */
 } cli_format_args;
 
 /* Option-table entries of the format options (put them in a cli_opt[]). */
@@ -81,12 +82,15 @@ typedef struct cli_format_args {
     {"--format", NULL, 1, NULL, 0}, {"--values", NULL, 1, NULL, 0},                  \
         {"--delta-bits", NULL, 1, NULL, 0}, {"--slice", NULL, 1, NULL, 0},           \
         {"--sigma", NULL, 1, NULL, 0}, {"--permute", NULL, 1, NULL, 0},              \
-        {"--overflow", NULL, 1, NULL, 0}
+        {"--overflow", NULL, 1, NULL, 0}, {"--precision", NULL, 1, NULL, 0}
 
 /* Help text of the format options. */
 #define CLI_FORMAT_HELP                                                              \
     "Format options:\n"                                                              \
-    "      --format F       csr (default), sell or packsell\n"                       \
+    "      --format F       csr (default), sell, packsell, or auto: the format\n"    \
+    "                       `packsell choose` picks for --precision (a cost model of\n" \
+    "                       the GPU kernels; --permute/--overflow still apply)\n"    \
+    "      --precision P    with --format auto: fp16, fp32 or fp64 values\n"        \
     "      --values V       csr: fp64 (default) or fp32; sell: fp64 (default), fp32,\n" \
     "                       fp16 or bf16; packsell: a codec, fp16 (default), bf16,\n" \
     "                       eXmY (e.g. e8m10), or eXm together with --delta-bits\n"   \
@@ -107,6 +111,21 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa);
  * to the format) or CLI_RUNTIME (bad codec, --delta-bits inconsistent with
  * the codec). */
 int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt);
+
+struct cli_json; /* the JSON writer, below */
+
+/* --format auto (chooser.c): whether it was asked for; "fp16"/"fp32"/"fp64"
+ * into *out (0, or -1 if unknown). cli_format_options leaves opt at CSR FP64
+ * for auto (so cli_load_matrix gives the chooser's input) with --permute and
+ * --overflow parsed; cli_auto_convert then chooses and converts *A in place
+ * (its seconds added to *seconds) and fills *choice. */
+int cli_format_is_auto(const cli_format_args *fa);
+int cli_precision_parse(const char *s, psl_precision *out);
+int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
+                     psl_matrix **A, psl_choice *choice, double *seconds);
+/* A choice as readable lines on f / as a JSON object under key. */
+void cli_choice_print(FILE *f, const psl_choice *c);
+void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c);
 
 /* Convert the FP64 CSR matrix src with opt. CSR FP64 gives a copy. */
 psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
@@ -196,5 +215,6 @@ int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_choose(int argc, char **argv);
 
 #endif

@@ -234,7 +234,7 @@ static int parse(int argc, char **argv, bench_args *a)
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
-    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL};
+    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     fa.slice = cli_find(opts, nopts, "--slice")->value;
     fa.sigma = cli_find(opts, nopts, "--sigma")->value;
     fa.permute = cli_find(opts, nopts, "--permute")->value;
@@ -585,7 +585,8 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
 
 /* All results as JSON into --json FILE; dev is NULL on the CPU. */
 static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
-                      const bench_result *res, double load_s, const bench_device *dev)
+                      const bench_result *res, double load_s, const bench_device *dev,
+                      const bench_auto *au)
 {
     FILE *f = fopen(a->json, "w");
     if (!f)
@@ -681,6 +682,8 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
         }
         cli_json_end_object(&j);
     }
+    if (au) /* the chooser's rows "auto-fp16", "auto-fp32" (cuda) */
+        bench_auto_json(&j, a, res, au);
     cli_json_end_array(&j);
     cli_json_end_object(&j);
     int bad = ferror(f);
@@ -760,9 +763,15 @@ int cmd_bench(int argc, char **argv)
         }
     }
     fill_csr_ratios(&a, res);
+    bench_auto au[BENCH_AUTO_N];
+    if (a.cuda)
+        bench_auto_compute(&a, &d, res, au);
     print_table(&a, &d, res, load_s, a.cuda ? &dev : NULL);
+    if (a.cuda)
+        bench_auto_print(&a, res, au);
     fflush(stdout);
-    rc = a.json ? write_json(cmd, &a, &d, res, load_s, a.cuda ? &dev : NULL) : CLI_OK;
+    rc = a.json ? write_json(cmd, &a, &d, res, load_s, a.cuda ? &dev : NULL, a.cuda ? au : NULL)
+                : CLI_OK;
     if (rc == CLI_OK && failed)
         rc = CLI_RUNTIME;
 done:

@@ -18,7 +18,8 @@ static void usage(void)
            "  -h, --help           this help\n"
            CLI_FORMAT_HELP
            "\n"
-           "Example: packsell convert matrix.mtx -o matrix.psl --format packsell --values e8m10\n");
+           "Example: packsell convert matrix.mtx -o matrix.psl --format packsell --values e8m10\n"
+           "         packsell convert matrix.mtx -o matrix.psl --format auto --precision fp16\n");
 }
 
 int cmd_convert(int argc, char **argv)
@@ -52,6 +53,12 @@ int cmd_convert(int argc, char **argv)
     rc = cli_load_matrix(cmd, pos[0], &opt, &A, &load_s, &conv_s);
     if (rc)
         return rc;
+    psl_choice choice;
+    if (cli_format_is_auto(&fa) &&
+        (rc = cli_auto_convert(cmd, &fa, &opt, &A, &choice, &conv_s)) != 0) {
+        psl_matrix_destroy(&A);
+        return rc;
+    }
     psl_status st = psl_matrix_save(A, out);
     psl_matrix_info info;
     if (st == PSL_OK)

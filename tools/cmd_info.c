@@ -23,14 +23,16 @@ static void usage(void)
            "  -h, --help           this help\n"
            CLI_FORMAT_HELP
            "\n"
-           "Example: packsell info gen:hpcg:5:5:5 --format packsell --values fp16 --json\n");
+           "Example: packsell info gen:hpcg:5:5:5 --format packsell --values fp16 --json\n"
+           "         packsell info gen:hpcg:5:5:5 --format auto --precision fp32\n");
 }
 
 /* Ratio a/b, or a negative number when b is 0 (printed as null / "-"). */
 static double ratio(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : -1.0; }
 
+/* One JSON object; chosen (--format auto) adds the chooser's "choice". */
 static void print_json(const char *source, const psl_matrix_info *in, double load_s,
-                       double conv_s)
+                       double conv_s, const psl_choice *chosen)
 {
     char vbuf[32];
     int sliced = in->format != PSL_FORMAT_CSR, packed = in->format == PSL_FORMAT_PACKSELL;
@@ -85,6 +87,8 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
         cli_json_null(&j, "ratio_csr");
     cli_json_double(&j, "load_seconds", load_s);
     cli_json_double(&j, "convert_seconds", conv_s);
+    if (chosen)
+        cli_choice_json(&j, "choice", chosen);
     cli_json_end_object(&j);
 }
 
@@ -151,15 +155,26 @@ int cmd_info(int argc, char **argv)
                          &conv_s);
     if (rc)
         return rc;
+    psl_choice choice, *chosen = NULL;
+    if (cli_format_is_auto(&fa)) {
+        if ((rc = cli_auto_convert(cmd, &fa, &opt, &A, &choice, &conv_s)) != 0) {
+            psl_matrix_destroy(&A);
+            return rc;
+        }
+        chosen = &choice;
+    }
     psl_matrix_info info;
     psl_status st = psl_matrix_get_info(A, &info);
     if (st != PSL_OK) {
         rc = cli_lib_error(cmd, st);
     } else {
-        if (cli_find(opts, nopts, "--json")->present)
-            print_json(pos[0], &info, load_s, conv_s);
-        else
+        if (cli_find(opts, nopts, "--json")->present) {
+            print_json(pos[0], &info, load_s, conv_s, chosen);
+        } else {
             print_table(pos[0], &info, load_s, conv_s);
+            if (chosen)
+                cli_choice_print(stdout, chosen);
+        }
         rc = fflush(stdout) == 0 ? CLI_OK : cli_error(cmd, "cannot write to standard output");
     }
     psl_matrix_destroy(&A);

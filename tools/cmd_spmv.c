@@ -23,7 +23,9 @@ static void usage(void)
            "      --x XFILE        x as a Matrix Market vector (length = columns), or\n"
            "                       'ones', or 'random[:SEED]' (uniform in [-1,1))\n"
            "  -o, --output YFILE   output vector (required)\n"
-           "      --vectors T      vector type: fp64 (default), fp32 or fp16\n"
+           "      --vectors T      vector type: fp64 (default), fp32 or fp16; with\n"
+           "                       --format auto the pick's (fp16 for 16-bit values, else\n"
+           "                       the value type)\n"
            "      --alpha A        default 1\n"
            "      --beta B         default 0 (y0 is not read)\n"
            "      --y0 FILE        initial y (length = rows), required when B != 0\n"
@@ -72,6 +74,7 @@ static int make_x(const char *cmd, const char *spec, int64_t ncols, double **x,
 typedef struct spmv_args {
     const char *matrix, *xspec, *out, *y0, *device;
     psl_scalar vec;
+    int vec_given; /* --vectors given (else --format auto takes the pick's) */
     double alpha, beta;
     cli_format_args fa;
     psl_convert_options opt;
@@ -107,6 +110,7 @@ static int parse(int argc, char **argv, spmv_args *a)
         return cli_usage_error(cmd, "missing -o YFILE");
     const char *v = cli_find(opts, nopts, "--vectors")->value;
     a->vec = PSL_FP64;
+    a->vec_given = v != NULL;
     if (v && (cli_scalar_parse(v, &a->vec) != 0 || a->vec == PSL_BF16))
         return cli_usage_error(cmd, "unknown --vectors '%s' (expected fp64, fp32 or fp16)", v);
     a->alpha = 1.0;
@@ -155,6 +159,13 @@ int cmd_spmv(int argc, char **argv)
                          &conv_s);
     if (rc)
         goto done;
+    if (cli_format_is_auto(&a.fa)) {
+        psl_choice choice;
+        if ((rc = cli_auto_convert(cmd, &a.fa, &a.opt, &A, &choice, &conv_s)) != 0)
+            goto done;
+        if (!a.vec_given)
+            a.vec = choice.vec_type;
+    }
     if ((st = psl_matrix_get_info(A, &info)) != PSL_OK) {
         rc = cli_lib_error(cmd, st);
         goto done;

@@ -120,6 +120,54 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
     fa->sigma = cli_find(opts, nopts, "--sigma")->value;
     fa->permute = cli_find(opts, nopts, "--permute")->value;
     fa->overflow = cli_find(opts, nopts, "--overflow")->value;
+    fa->precision = cli_find(opts, nopts, "--precision")->value;
+}
+
+/* --permute and --overflow into opt. */
+static int permute_overflow(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
+{
+    if (fa->permute) {
+        if (same(fa->permute, "implicit"))
+            opt->permute = PSL_PERMUTE_IMPLICIT;
+        else if (same(fa->permute, "explicit"))
+            opt->permute = PSL_PERMUTE_EXPLICIT;
+        else
+            return cli_usage_error(cmd, "unknown --permute '%s' (expected implicit or explicit)",
+                                   fa->permute);
+    }
+    if (fa->overflow) {
+        if (same(fa->overflow, "error"))
+            opt->overflow = PSL_OVERFLOW_ERROR;
+        else if (same(fa->overflow, "saturate"))
+            opt->overflow = PSL_OVERFLOW_SATURATE;
+        else
+            return cli_usage_error(cmd, "unknown --overflow '%s' (expected error or saturate)",
+                                   fa->overflow);
+    }
+    return CLI_OK;
+}
+
+int cli_format_is_auto(const cli_format_args *fa) { return fa->format && same(fa->format, "auto"); }
+
+/* --format auto: the matrix is loaded as FP64 CSR for the chooser; the
+ * options the chooser decides are refused, --precision is required. */
+static int auto_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
+{
+    const char *bad = fa->values ? "--values"
+                      : fa->delta_bits ? "--delta-bits"
+                      : fa->slice      ? "--slice"
+                      : fa->sigma      ? "--sigma"
+                                       : NULL;
+    if (bad)
+        return cli_usage_error(cmd, "%s does not apply to --format auto (the chooser picks the "
+                               "format, values and slicing for --precision)", bad);
+    psl_precision p;
+    if (!fa->precision)
+        return cli_usage_error(cmd, "--format auto needs --precision fp16, fp32 or fp64");
+    if (cli_precision_parse(fa->precision, &p) != 0)
+        return cli_usage_error(cmd, "unknown --precision '%s' (expected fp16, fp32 or fp64)",
+                               fa->precision);
+    return permute_overflow(cmd, fa, opt);
 }
 
 int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
@@ -133,6 +181,10 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
     opt->permute = PSL_PERMUTE_IMPLICIT;
 
     const char *f = fa->format ? fa->format : "csr";
+    if (same(f, "auto"))
+        return auto_options(cmd, fa, opt);
+    if (fa->precision)
+        return cli_usage_error(cmd, "--precision applies only to --format auto");
     if (same(f, "csr"))
         opt->format = PSL_FORMAT_CSR;
     else if (same(f, "sell"))
@@ -140,7 +192,8 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
     else if (same(f, "packsell"))
         opt->format = PSL_FORMAT_PACKSELL;
     else
-        return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell or packsell)", f);
+        return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell, packsell or "
+                               "auto)", f);
 
     if (opt->format == PSL_FORMAT_CSR) {
         const char *bad = fa->slice      ? "--slice"
@@ -192,25 +245,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
     if (opt->format != PSL_FORMAT_CSR && opt->sigma % opt->slice_height != 0)
         return cli_usage_error(cmd, "--sigma %d must be 0 or a multiple of --slice %d",
                                (int)opt->sigma, (int)opt->slice_height);
-    if (fa->permute) {
-        if (same(fa->permute, "implicit"))
-            opt->permute = PSL_PERMUTE_IMPLICIT;
-        else if (same(fa->permute, "explicit"))
-            opt->permute = PSL_PERMUTE_EXPLICIT;
-        else
-            return cli_usage_error(cmd, "unknown --permute '%s' (expected implicit or explicit)",
-                                   fa->permute);
-    }
-    if (fa->overflow) {
-        if (same(fa->overflow, "error"))
-            opt->overflow = PSL_OVERFLOW_ERROR;
-        else if (same(fa->overflow, "saturate"))
-            opt->overflow = PSL_OVERFLOW_SATURATE;
-        else
-            return cli_usage_error(cmd, "unknown --overflow '%s' (expected error or saturate)",
-                                   fa->overflow);
-    }
-    return CLI_OK;
+    return permute_overflow(cmd, fa, opt);
 }
 
 psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
@@ -226,7 +261,7 @@ psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
 int cli_format_given(const cli_format_args *fa)
 {
     return fa->format || fa->values || fa->delta_bits || fa->slice || fa->sigma ||
-           fa->permute || fa->overflow;
+           fa->permute || fa->overflow || fa->precision;
 }
 
 int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,

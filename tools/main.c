@@ -1,6 +1,6 @@
 /*
  * main.c -- entry point of the packsell command: global --help/--version and
- * dispatch to the subcommands (gen, info, convert, spmv, bench).
+ * dispatch to the subcommands (gen, info, convert, spmv, bench, choose).
  */
 #include "cli.h"
 
@@ -18,6 +18,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "convert a matrix into a packsell binary file"},
     {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y in a chosen format"},
     {"bench", cmd_bench, "time SpMV in CSR, SELL and PackSELL precisions"},
+    {"choose", cmd_choose, "pick the format for GPU SpMV at a precision (cost model)"},
 };
 
 static void usage(FILE *f)

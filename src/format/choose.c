@@ -1,0 +1,313 @@
+/*
+ * choose.c -- psl_choose_format: pick PackSELL, SELL or CSR (cuSPARSE) for
+ * SpMV on the GPU at a requested value precision, from O(nnz) statistics
+ * and a small cost model. Nothing is timed.
+ *
+ * The model (times in microseconds, one SpMV with beta = 0):
+ *
+ *   bytes      = matrix bytes (psl_matrix_estimate's layout: words or
+ *                values + columns, slice offsets, perm; CSR: the device
+ *                layout with 32-bit indices) + x read once + y written once
+ *   bandwidth  = bytes / (eff * BW) + nrows * row_ns / 1000
+ *   latency    = word_ns / 1000 * max(max_width, sum_width / WARPS)  (sliced)
+ *              = 0                                                    (CSR)
+ *   predicted  = launch + max(bandwidth, latency)
+ *
+ * BW is the H200's device-to-device copy rate. Our SELL/PackSELL kernels
+ * run one thread per row and a warp per slice of C = 32 rows, so a slice
+ * takes its width (longest row, in words/entries) times a per-word latency
+ * when it runs alone; WARPS warps run at once (132 SMs x 64 warps), so the
+ * slices cannot finish before the widest one, nor before sum_width / WARPS
+ * word latencies. cuSPARSE CSR (ALG2) balances by nonzeros and has no such
+ * term. row_ns is the per-row setup cost (slice offsets, perm, y store)
+ * that makes short-row matrices slower than their bytes say; launch is the
+ * fixed cost of a call.
+ *
+ * Constants: launch, eff and row_ns were fitted (least squares on relative
+ * error, bench/chooser_eval.py --fit) to bench/results/2026-11-30-gpu-bench-
+ * tuned/ (HPCG 6/7/8 and the 2048^2 5-point Laplacian; rms error 1-4% per
+ * kernel, worst point 6%). One launch cost is shared by our sliced kernels
+ * (same launch path) and one by cuSPARSE CSR: fitted per kernel, four points
+ * gave intercepts 1.2 us apart that decided mid-size matrices by noise.
+ * eff can exceed 1 because row_ns and eff share the same four points; refit
+ * both on the suite. word_ns is NOT fitted yet (those four matrices have
+ * slices of width <= 29, where the latency term never dominates): it is a
+ * DRAM/L2 latency estimate (a load of the word, then the x gather, 4 words
+ * in flight per thread) to refit on the suite's power-law matrices.
+ * SELL FP64 was not measured: its row copies SELL FP32. Keep every constant
+ * in this one table; bench/chooser_eval.py holds the same table for refits.
+ */
+#include "build.h"
+
+#include <stdio.h>
+
+#define MODEL_BW_BYTES_PER_US 4.258e6 /* 4258 GB/s, H200 copy (read + write) */
+#define MODEL_WARPS (132.0 * 64.0)    /* warps resident at once on the H200 */
+#define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
+
+/* One kernel class of the cost model. */
+typedef struct model_row {
+    const char *name;
+    double launch_us;   /* fixed cost of one call */
+    double eff;         /* effective bandwidth as a fraction of BW */
+    double row_ns;      /* per-row cost, summed over all rows */
+    double word_ns_l2;  /* per-word latency of a lone slice, matrix in L2 */
+    double word_ns_mem; /* per-word latency of a lone slice, matrix in HBM */
+} model_row;
+
+/* The constants table (see the top of the file for how each was found). */
+static const model_row models[] = {
+    /* name          launch   eff    row_ns  word_ns L2, HBM */
+    {"packsell16", 4.80, 1.051, 0.0081, 60.0, 150.0},
+    {"packsell32", 4.80, 1.033, 0.0052, 60.0, 150.0},
+    {"sell16", 4.80, 1.028, 0.0064, 60.0, 150.0},
+    {"sell32", 4.80, 1.011, 0.0043, 60.0, 150.0},
+    {"sell64", 4.80, 1.011, 0.0043, 60.0, 150.0}, /* not measured: SELL FP32's row */
+    {"csr32", 9.70, 0.769, 0.0018, 0.0, 0.0},
+    {"csr64", 9.70, 0.724, 0.0047, 0.0, 0.0},
+};
+
+static const model_row *model_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (strcmp(models[i].name, name) == 0)
+            return &models[i];
+    return NULL;
+}
+
+const char *psl_precision_name(psl_precision prec)
+{
+    switch (prec) {
+    case PSL_PREC_FP16: return "fp16";
+    case PSL_PREC_FP32: return "fp32";
+    case PSL_PREC_FP64: return "fp64";
+    }
+    return "?";
+}
+
+/* Fill the model's prediction of a candidate whose bytes and widths are set. */
+static void predict(psl_candidate *c, int64_t nrows)
+{
+    const model_row *m = model_find(c->model);
+    if (!m) { /* a table entry missing is a bug; predict "never" */
+        c->predicted_us = INFINITY;
+        return;
+    }
+    double bytes = (double)c->bytes + (double)c->vector_bytes;
+    c->bandwidth_us = bytes / (m->eff * MODEL_BW_BYTES_PER_US) + (double)nrows * m->row_ns * 1e-3;
+    double word_ns = bytes < MODEL_L2_BYTES ? m->word_ns_l2 : m->word_ns_mem;
+    double crit = fmax((double)c->max_width, (double)c->sum_width / MODEL_WARPS);
+    c->latency_us = word_ns * 1e-3 * crit;
+    c->predicted_us = m->launch_us + fmax(c->bandwidth_us, c->latency_us);
+}
+
+/* Sliced options with the kernels' tuned layout (C 32, sigma 256, implicit). */
+static psl_convert_options sliced_options(psl_format f)
+{
+    psl_convert_options o;
+    psl_convert_options_init(&o);
+    o.format = f;
+    o.slice_height = 32;
+    o.sigma = 256;
+    o.permute = PSL_PERMUTE_IMPLICIT;
+    return o;
+}
+
+/* A SELL or PackSELL candidate: dry-run layout, bytes, widths, prediction. */
+static psl_status sliced_candidate(const psl_matrix *src, const psl_convert_options *opt,
+                                   psl_scalar vec, const char *kernel, const char *model,
+                                   psl_candidate *c)
+{
+    psl_matrix *A = NULL;
+    psl_matrix_info info;
+    psl_status st = opt->format == PSL_FORMAT_SELL ? psl_sell_build(&A, src, opt, true)
+                                                   : psl_packsell_build(&A, src, opt, true);
+    if (st == PSL_OK)
+        st = psl_matrix_get_info(A, &info);
+    if (st != PSL_OK)
+        goto done;
+    memset(c, 0, sizeof *c);
+    c->opt = *opt;
+    c->vec_type = vec;
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->model, sizeof c->model, "%s", model);
+    c->bytes = info.bytes;
+    c->vector_bytes = (int64_t)psl_scalar_size(vec) * ((int64_t)src->nrows + src->ncols);
+    c->dummies = info.dummies;
+    c->padding = info.padding;
+    for (int32_t k = 0; k < A->nslices; k++) {
+        int64_t w = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C;
+        if (w > c->max_width)
+            c->max_width = w;
+    }
+    c->sum_width = A->stored / A->C;
+    predict(c, src->nrows);
+done:
+    psl_matrix_destroy(&A);
+    return st;
+}
+
+/* The CSR candidate (cuSPARSE on the device) with values of type t. */
+static void csr_candidate(const psl_matrix *src, psl_scalar t, const char *kernel,
+                          const char *model, psl_candidate *c)
+{
+    memset(c, 0, sizeof *c);
+    psl_convert_options_init(&c->opt);
+    c->opt.format = PSL_FORMAT_CSR;
+    c->opt.value_type = t;
+    c->vec_type = t;
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->model, sizeof c->model, "%s", model);
+    int64_t idx = src->nnz > INT32_MAX ? 8 : 4; /* the device CSR's index width */
+    c->bytes = ((int64_t)src->nrows + 1) * idx + src->nnz * (idx + (int64_t)psl_scalar_size(t));
+    c->vector_bytes = (int64_t)psl_scalar_size(t) * ((int64_t)src->nrows + src->ncols);
+    predict(c, src->nrows);
+}
+
+/* Whether v fits codec c (no overflow under the error policy). */
+static bool codec_holds(psl_codec c, double v)
+{
+    uint32_t bits;
+    return psl_codec_encode_raw(c, PSL_OVERFLOW_ERROR, v, &bits) == PSL_OK;
+}
+
+/* Error naming the first entry whose magnitude is maxabs. */
+static psl_status overflow_error(const psl_matrix *src, double maxabs, const char *what)
+{
+    const double *v = src->values;
+    int64_t k = 0;
+    while (k < src->nnz - 1 && fabs(v[k]) != maxabs)
+        k++;
+    int64_t row = psl_row_of_entry(src->row_ptr, src->nrows, k);
+    return psl_error_at(PSL_ERR_CODEC_OVERFLOW, -1, row, src->col_idx[k],
+                        "value %.17g at row %lld, column %lld (0-based) exceeds the largest "
+                        "finite %s value: no candidate of this precision holds it "
+                        "(ask for fp64)",
+                        v[k], (long long)row, (long long)src->col_idx[k], what);
+}
+
+/* The FP16 candidates: PackSELL and SELL in FP16 (BF16 beyond FP16's range), CSR FP32. */
+static psl_status fp16_candidates(const psl_matrix *src, psl_choice *ch)
+{
+    bool bf = !codec_holds(PSL_CODEC_FP16, ch->max_abs);
+    if (bf && !codec_holds(PSL_CODEC_BF16, ch->max_abs))
+        return overflow_error(src, ch->max_abs, "BF16");
+    psl_convert_options p = sliced_options(PSL_FORMAT_PACKSELL);
+    p.codec = bf ? PSL_CODEC_BF16 : PSL_CODEC_FP16;
+    PSL_TRY(sliced_candidate(src, &p, PSL_FP16, bf ? "packsell-bf16" : "packsell-fp16",
+                             "packsell16", &ch->candidates[0]));
+    ch->ndelta = 1;
+    ch->delta_bits[0] = psl_codec_delta_bits(p.codec);
+    ch->delta_dummies[0] = ch->candidates[0].dummies;
+    ch->delta_bytes[0] = ch->candidates[0].bytes;
+    psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
+    s.value_type = bf ? PSL_BF16 : PSL_FP16;
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP16, bf ? "sell-bf16" : "sell-fp16", "sell16",
+                             &ch->candidates[1]));
+    /* the library's CSR holds FP32 values; cuSPARSE runs them with FP32 vectors */
+    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", &ch->candidates[2]);
+    ch->ncandidates = 3;
+    return PSL_OK;
+}
+
+/* The FP32 candidates: PackSELL E8MY with the D in {1, 2} of fewer bytes
+ * (D = 1 on a tie: one more mantissa bit), SELL FP32, CSR FP32. */
+static psl_status fp32_candidates(const psl_matrix *src, psl_choice *ch)
+{
+    static const int32_t ds[2] = {1, 2};
+    uint64_t bits;
+    int uf;
+    if (psl_round_scalar(PSL_FP32, PSL_OVERFLOW_ERROR, ch->max_abs, &bits, &uf) != PSL_OK)
+        return overflow_error(src, ch->max_abs, "FP32");
+    int n = 0, best = -1;
+    psl_candidate pc[2];
+    for (int i = 0; i < 2; i++) {
+        psl_convert_options p = sliced_options(PSL_FORMAT_PACKSELL);
+        p.codec = (psl_codec){8, 22 - ds[i]};
+        if (!codec_holds(p.codec, ch->max_abs)) /* within 2^-Y of FLT_MAX */
+            continue;
+        char kernel[32];
+        snprintf(kernel, sizeof kernel, "packsell-e8m%d", (int)(22 - ds[i]));
+        PSL_TRY(sliced_candidate(src, &p, PSL_FP32, kernel, "packsell32", &pc[n]));
+        ch->delta_bits[n] = ds[i];
+        ch->delta_dummies[n] = pc[n].dummies;
+        ch->delta_bytes[n] = pc[n].bytes;
+        if (best < 0 || pc[n].bytes < pc[best].bytes)
+            best = n;
+        n++;
+    }
+    ch->ndelta = n;
+    int k = 0;
+    if (best >= 0)
+        ch->candidates[k++] = pc[best];
+    psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
+    s.value_type = PSL_FP32;
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP32, "sell-fp32", "sell32", &ch->candidates[k++]));
+    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", &ch->candidates[k++]);
+    ch->ncandidates = k;
+    return PSL_OK;
+}
+
+/* The FP64 candidates: SELL FP64, CSR FP64. */
+static psl_status fp64_candidates(const psl_matrix *src, psl_choice *ch)
+{
+    psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
+    s.value_type = PSL_FP64;
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP64, "sell-fp64", "sell64", &ch->candidates[0]));
+    csr_candidate(src, PSL_FP64, "cusparse-csr-fp64", "csr64", &ch->candidates[1]);
+    ch->ncandidates = 2;
+    return PSL_OK;
+}
+
+psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choice *choice)
+{
+    PSL_TRY(psl_matrix_check(csr));
+    if (!choice)
+        return psl_error(PSL_ERR_NULL_POINTER, "choice is NULL");
+    if (csr->format != PSL_FORMAT_CSR || csr->value_type != PSL_FP64)
+        return psl_error(PSL_ERR_WRONG_FORMAT,
+                         "psl_choose_format needs an FP64 CSR matrix (this one is %s %s; use "
+                         "psl_matrix_to_csr first)",
+                         csr->format == PSL_FORMAT_CSR    ? "CSR"
+                         : csr->format == PSL_FORMAT_SELL ? "SELL"
+                                                          : "PackSELL",
+                         psl_scalar_name(csr->value_type));
+    if (prec != PSL_PREC_FP16 && prec != PSL_PREC_FP32 && prec != PSL_PREC_FP64)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "precision %d is not a psl_precision (PSL_PREC_FP16, _FP32 or _FP64)",
+                         (int)prec);
+
+    psl_choice ch; /* filled here; copied out only on success */
+    memset(&ch, 0, sizeof ch);
+    ch.precision = prec;
+    ch.nrows = csr->nrows;
+    ch.ncols = csr->ncols;
+    ch.nnz = csr->nnz;
+    ch.max_row_nnz = csr->max_row_nnz;
+    ch.mean_row_nnz = csr->nrows ? (double)csr->nnz / csr->nrows : 0.0;
+    ch.rsd = csr->rsd;
+    ch.kleft = csr->kleft;
+    const double *v = csr->values;
+    const int64_t nnz = csr->nnz;
+    double maxabs = 0.0;
+#pragma omp parallel for reduction(max : maxabs) if (nnz > PSL_PAR_MIN)
+    for (int64_t k = 0; k < nnz; k++)
+        maxabs = fmax(maxabs, fabs(v[k]));
+    ch.max_abs = maxabs;
+
+    psl_status st = prec == PSL_PREC_FP16   ? fp16_candidates(csr, &ch)
+                    : prec == PSL_PREC_FP32 ? fp32_candidates(csr, &ch)
+                                            : fp64_candidates(csr, &ch);
+    if (st != PSL_OK)
+        return st;
+    ch.pick = 0; /* the smallest prediction; ties keep the earlier candidate */
+    for (int32_t i = 1; i < ch.ncandidates; i++)
+        if (ch.candidates[i].predicted_us < ch.candidates[ch.pick].predicted_us)
+            ch.pick = i;
+    ch.opt = ch.candidates[ch.pick].opt;
+    ch.vec_type = ch.candidates[ch.pick].vec_type;
+    psl_trace("choose: %s precision -> %s (%.2f us predicted)", psl_precision_name(prec),
+              ch.candidates[ch.pick].kernel, ch.candidates[ch.pick].predicted_us);
+    *choice = ch;
+    return PSL_OK;
+}

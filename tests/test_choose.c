@@ -1,0 +1,355 @@
+/*
+ * test_choose.c -- psl_choose_format: the candidates of each precision are
+ * the documented ones, their statistics equal those of the real conversions
+ * (bytes, dummies, padding, widest slice, summed widths), the pick is the
+ * smallest prediction and converts; an HPCG-like / banded matrix picks
+ * PackSELL, a matrix with one huge row never picks a sliced format; values
+ * beyond FP16 switch to BF16, beyond FP32 give an error naming the entry;
+ * bad arguments; the same choice whatever the number of threads.
+ */
+#include "internal.h"
+#include "harness.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Widest slice and summed slice widths of a real SELL/PackSELL matrix, from
+ * its slice offsets (the real build, not the chooser's dry run). */
+static void real_widths(const psl_matrix *B, int64_t *max_w, int64_t *sum_w)
+{
+    *max_w = 0;
+    *sum_w = 0;
+    for (int32_t k = 0; k < B->nslices; k++) {
+        int64_t w = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / B->C;
+        *max_w = w > *max_w ? w : *max_w;
+        *sum_w += w;
+    }
+}
+
+/* Check one choice against the documented candidate list and the real
+ * conversions of every candidate. */
+static void check_choice(const psl_matrix *A, psl_precision prec, const psl_choice *c,
+                         const char *what)
+{
+    static const int ncand[3] = {3, 3, 2};
+    CHECK_MSG(c->precision == prec && c->ncandidates == ncand[prec], "%s: %d candidates", what,
+              (int)c->ncandidates);
+    CHECK_MSG(c->pick >= 0 && c->pick < c->ncandidates, "%s: pick %d", what, (int)c->pick);
+    if (c->pick < 0 || c->pick >= c->ncandidates)
+        return;
+    CHECK(memcmp(&c->opt, &c->candidates[c->pick].opt, sizeof c->opt) == 0);
+    CHECK(c->vec_type == c->candidates[c->pick].vec_type);
+    for (int i = 0; i < c->ncandidates; i++) {
+        const psl_candidate *k = &c->candidates[i];
+        CHECK_MSG(k->predicted_us >= c->candidates[c->pick].predicted_us &&
+                      (i >= c->pick || k->predicted_us > c->candidates[c->pick].predicted_us),
+                  "%s: candidate %d (%s) predicted %g < pick %g", what, i, k->kernel,
+                  k->predicted_us, c->candidates[c->pick].predicted_us);
+        CHECK(isfinite(k->predicted_us) && k->predicted_us > 0);
+        CHECK(k->predicted_us >= fmax(k->bandwidth_us, k->latency_us));
+        psl_matrix *B = NULL;
+        psl_matrix_info info;
+        CHECK_OK(psl_matrix_convert(&B, A, &k->opt));
+        if (!B)
+            continue;
+        CHECK_OK(psl_matrix_get_info(B, &info));
+        if (k->opt.format == PSL_FORMAT_CSR) {
+            CHECK(k->max_width == 0 && k->sum_width == 0 && k->latency_us == 0);
+            /* device CSR: 32-bit row pointers and columns */
+            CHECK(k->bytes == (int64_t)(info.nrows + 1) * 4 +
+                                  info.nnz * (4 + (prec == PSL_PREC_FP64 ? 8 : 4)));
+        } else {
+            int64_t mw, sw;
+            real_widths(B, &mw, &sw);
+            CHECK_MSG(k->bytes == info.bytes && k->dummies == info.dummies &&
+                          k->padding == info.padding && k->max_width == mw && k->sum_width == sw,
+                      "%s: %s bytes %lld/%lld widths %lld/%lld %lld/%lld", what, k->kernel,
+                      (long long)k->bytes, (long long)info.bytes, (long long)k->max_width,
+                      (long long)mw, (long long)k->sum_width, (long long)sw);
+            CHECK(k->opt.slice_height == 32 && k->opt.sigma == 256);
+        }
+        int64_t vs = prec == PSL_PREC_FP64 ? 8 : k->opt.format == PSL_FORMAT_CSR ? 4
+                                             : prec == PSL_PREC_FP16             ? 2
+                                                                                 : 4;
+        CHECK(k->vector_bytes == vs * ((int64_t)info.nrows + info.ncols));
+        psl_matrix_destroy(&B);
+    }
+    /* the documented candidates */
+    const psl_candidate *k = c->candidates;
+    if (prec == PSL_PREC_FP16) {
+        CHECK(k[0].opt.format == PSL_FORMAT_PACKSELL && k[1].opt.format == PSL_FORMAT_SELL &&
+              k[2].opt.format == PSL_FORMAT_CSR && k[2].opt.value_type == PSL_FP32);
+        int bf = k[0].opt.codec.exp_bits == 8;
+        CHECK(k[0].opt.codec.man_bits == (bf ? 7 : 10) &&
+              k[1].opt.value_type == (bf ? PSL_BF16 : PSL_FP16));
+        CHECK(c->ndelta == 1 && c->delta_bits[0] == 15);
+    } else if (prec == PSL_PREC_FP32) {
+        CHECK(k[0].opt.format == PSL_FORMAT_PACKSELL && k[0].opt.codec.exp_bits == 8);
+        CHECK(k[1].opt.format == PSL_FORMAT_SELL && k[1].opt.value_type == PSL_FP32);
+        CHECK(k[2].opt.format == PSL_FORMAT_CSR && k[2].opt.value_type == PSL_FP32);
+        /* D in {1, 2}: the fewer bytes, D = 1 on a tie */
+        CHECK(c->ndelta == 2 && c->delta_bits[0] == 1 && c->delta_bits[1] == 2);
+        int d = c->delta_bytes[1] < c->delta_bytes[0] ? 2 : 1;
+        CHECK_MSG(psl_codec_delta_bits(k[0].opt.codec) == d, "%s: D %d, bytes %lld %lld", what,
+                  (int)psl_codec_delta_bits(k[0].opt.codec), (long long)c->delta_bytes[0],
+                  (long long)c->delta_bytes[1]);
+        CHECK(c->delta_bytes[d - 1] == k[0].bytes && c->delta_dummies[d - 1] == k[0].dummies);
+        CHECK(c->delta_dummies[1] <= c->delta_dummies[0]);
+    } else {
+        CHECK(k[0].opt.format == PSL_FORMAT_SELL && k[0].opt.value_type == PSL_FP64);
+        CHECK(k[1].opt.format == PSL_FORMAT_CSR && k[1].opt.value_type == PSL_FP64);
+    }
+}
+
+TEST(candidates_match_conversions)
+{
+    static const char *specs[] = {"hpcg:3:3:3",          "lap2d:60",
+                                  "banded:20000:3000:8:2", "powerlaw:5000:8:1.5:3",
+                                  "random:3000:5:4",      "lap3d:8:9:10"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        psl_matrix *A = NULL;
+        CHECK_OK(psl_generate(&A, specs[s]));
+        if (!A)
+            continue;
+        for (int p = 0; p < 3; p++) {
+            psl_choice c;
+            char what[96];
+            snprintf(what, sizeof what, "%s %s", specs[s], psl_precision_name((psl_precision)p));
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+            check_choice(A, (psl_precision)p, &c, what);
+        }
+        psl_matrix_destroy(&A);
+    }
+}
+
+/* A CSR matrix from triplets (rows sorted by the library). */
+static psl_matrix *from_rows(int32_t n, const int64_t *rp, const int32_t *ci, const double *v)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_matrix_create_csr(&A, n, n, rp, ci, v, PSL_FP64, 0, 0));
+    return A;
+}
+
+TEST(regular_matrices_pick_packsell)
+{
+    static const char *specs[] = {"hpcg:6:6:6", "hpcg:5:5:6", "banded:300000:64:16:1",
+                                  "lap3d:64"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        psl_matrix *A = NULL;
+        CHECK_OK(psl_generate(&A, specs[s]));
+        for (int p = 0; p < 2; p++) {
+            psl_choice c;
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+            CHECK_MSG(c.opt.format == PSL_FORMAT_PACKSELL, "%s %s picks %s (%g us vs %g, %g)",
+                      specs[s], psl_precision_name((psl_precision)p),
+                      c.candidates[c.pick].kernel, c.candidates[c.pick].predicted_us,
+                      c.candidates[0].predicted_us, c.candidates[2].predicted_us);
+        }
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, &c)); /* SELL beats CSR FP64 */
+        CHECK(c.opt.format == PSL_FORMAT_SELL);
+        psl_matrix_destroy(&A);
+    }
+}
+
+TEST(one_huge_row_picks_csr)
+{
+    /* row 0 holds every column; the others a diagonal and one neighbour */
+    const int32_t n = 200000;
+    int64_t nnz = n + 2 * (int64_t)(n - 1);
+    int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)nnz * sizeof *ci);
+    double *v = malloc((size_t)nnz * sizeof *v);
+    int64_t k = 0;
+    rp[0] = 0;
+    for (int32_t j = 0; j < n; j++, k++) {
+        ci[k] = j;
+        v[k] = 1.0 + j % 3;
+    }
+    rp[1] = k;
+    for (int32_t i = 1; i < n; i++) {
+        ci[k] = i - 1;
+        v[k++] = -1.0;
+        ci[k] = i;
+        v[k++] = 4.0;
+        rp[i + 1] = k;
+    }
+    psl_matrix *A = from_rows(n, rp, ci, v);
+    for (int p = 0; A && p < 3; p++) {
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_MSG(c.opt.format == PSL_FORMAT_CSR, "%s picks %s",
+                  psl_precision_name((psl_precision)p), c.candidates[c.pick].kernel);
+        CHECK(c.max_row_nnz == n && c.rsd > 100);
+        for (int i = 0; i < c.ncandidates; i++)
+            if (c.candidates[i].opt.format != PSL_FORMAT_CSR)
+                CHECK(c.candidates[i].max_width >= n &&
+                      c.candidates[i].latency_us > c.candidates[i].bandwidth_us);
+    }
+    psl_matrix_destroy(&A);
+    /* a generated heavy-tailed matrix too */
+    CHECK_OK(psl_generate(&A, "powerlaw:200000:16:1.1:1"));
+    for (int p = 0; A && p < 3; p++) {
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_MSG(c.opt.format == PSL_FORMAT_CSR, "powerlaw %s picks %s (max row %d)",
+                  psl_precision_name((psl_precision)p), c.candidates[c.pick].kernel,
+                  (int)c.max_row_nnz);
+    }
+    psl_matrix_destroy(&A);
+    free(rp);
+    free(ci);
+    free(v);
+}
+
+TEST(value_range)
+{
+    /* 4x4 tridiagonal-ish with one large value at row 2, column 3 */
+    int64_t rp[5] = {0, 2, 4, 6, 7};
+    int32_t ci[7] = {0, 1, 0, 1, 2, 3, 3};
+    double v[7] = {1, 2, 3, 4, 5, 1e6, 7};
+    psl_matrix *A = from_rows(4, rp, ci, v), *B = NULL;
+    psl_choice c;
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, &c)); /* 1e6 > FP16 max: BF16 */
+    check_choice(A, PSL_PREC_FP16, &c, "1e6 fp16");
+    CHECK(c.max_abs == 1e6 && c.candidates[0].opt.codec.exp_bits == 8 &&
+          c.candidates[1].opt.value_type == PSL_BF16 &&
+          strcmp(c.candidates[0].kernel, "packsell-bf16") == 0);
+    CHECK_OK(psl_matrix_convert(&B, A, &c.opt));
+    psl_matrix_destroy(&B);
+    psl_matrix_destroy(&A);
+
+    /* 65504 is FP16's largest value: still FP16 */
+    v[5] = 65504;
+    A = from_rows(4, rp, ci, v);
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, &c));
+    CHECK(c.candidates[0].opt.codec.exp_bits == 5);
+    psl_matrix_destroy(&A);
+
+    /* beyond FP32: fp16 and fp32 fail naming the entry, fp64 is fine */
+    v[5] = -1e300;
+    A = from_rows(4, rp, ci, v);
+    memset(&c, 0x5a, sizeof c);
+    for (int p = 0; p < 2; p++) {
+        CHECK_ST(psl_choose_format(A, (psl_precision)p, &c), PSL_ERR_CODEC_OVERFLOW);
+        psl_error_info e;
+        psl_last_error(&e);
+        CHECK_MSG(e.row == 2 && e.col == 3 && strstr(e.message, "row 2") &&
+                      strstr(e.message, "column 3") && strstr(e.message, "fp64"),
+                  "%s", e.message);
+        CHECK(((unsigned char *)&c)[0] == 0x5a && ((unsigned char *)&c)[sizeof c - 1] == 0x5a);
+    }
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, &c));
+    check_choice(A, PSL_PREC_FP64, &c, "1e300 fp64");
+    psl_matrix_destroy(&A);
+}
+
+TEST(empty_matrices)
+{
+    int64_t rp[4] = {0, 0, 0, 0};
+    int32_t ci[1] = {0};
+    double v[1] = {0};
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_matrix_create_csr(&A, 3, 3, rp, ci, v, PSL_FP64, 0, 0));
+    for (int p = 0; A && p < 3; p++) {
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        check_choice(A, (psl_precision)p, &c, "3x3 empty");
+    }
+    psl_matrix_destroy(&A);
+    CHECK_OK(psl_matrix_create_csr(&A, 0, 0, rp, ci, v, PSL_FP64, 0, 0));
+    for (int p = 0; A && p < 3; p++) {
+        psl_choice c;
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK(c.nrows == 0 && c.nnz == 0 && c.pick >= 0 && c.pick < c.ncandidates);
+    }
+    psl_matrix_destroy(&A);
+}
+
+TEST(bad_arguments)
+{
+    psl_matrix *A = NULL, *S = NULL, *F = NULL;
+    psl_choice c;
+    CHECK_OK(psl_generate(&A, "lap2d:20"));
+    CHECK_ST(psl_choose_format(NULL, PSL_PREC_FP16, &c), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_choose_format(A, PSL_PREC_FP16, NULL), PSL_ERR_NULL_POINTER);
+    CHECK(strstr(psl_last_error_message(), "choice"));
+    memset(&c, 0x33, sizeof c);
+    CHECK_ST(psl_choose_format(A, (psl_precision)7, &c), PSL_ERR_INVALID_VALUE);
+    CHECK(strstr(psl_last_error_message(), "precision 7"));
+    CHECK_ST(psl_choose_format(A, (psl_precision)-1, &c), PSL_ERR_INVALID_VALUE);
+    CHECK(((unsigned char *)&c)[0] == 0x33 && ((unsigned char *)&c)[sizeof c / 2] == 0x33);
+    psl_convert_options o;
+    psl_convert_options_init(&o);
+    o.format = PSL_FORMAT_SELL;
+    CHECK_OK(psl_matrix_convert(&S, A, &o));
+    CHECK_ST(psl_choose_format(S, PSL_PREC_FP32, &c), PSL_ERR_WRONG_FORMAT);
+    CHECK(strstr(psl_last_error_message(), "SELL") &&
+          strstr(psl_last_error_message(), "psl_matrix_to_csr"));
+    o.format = PSL_FORMAT_CSR;
+    o.value_type = PSL_FP32;
+    CHECK_OK(psl_matrix_convert(&F, A, &o));
+    CHECK_ST(psl_choose_format(F, PSL_PREC_FP32, &c), PSL_ERR_WRONG_FORMAT);
+    CHECK(strstr(psl_last_error_message(), "FP32"));
+    CHECK(strcmp(psl_precision_name(PSL_PREC_FP32), "fp32") == 0 &&
+          strcmp(psl_precision_name((psl_precision)9), "?") == 0);
+    psl_matrix_destroy(&S);
+    psl_matrix_destroy(&F);
+    psl_matrix_destroy(&A);
+}
+
+/* Field-by-field equality of two choices (no padding bytes compared). */
+static int same_choice(const psl_choice *a, const psl_choice *b)
+{
+    if (a->pick != b->pick || a->ncandidates != b->ncandidates || a->max_abs != b->max_abs ||
+        a->rsd != b->rsd || a->ndelta != b->ndelta)
+        return 0;
+    for (int i = 0; i < a->ndelta; i++)
+        if (a->delta_dummies[i] != b->delta_dummies[i] || a->delta_bytes[i] != b->delta_bytes[i])
+            return 0;
+    for (int i = 0; i < a->ncandidates; i++) {
+        const psl_candidate *x = &a->candidates[i], *y = &b->candidates[i];
+        if (x->bytes != y->bytes || x->dummies != y->dummies || x->padding != y->padding ||
+            x->max_width != y->max_width || x->sum_width != y->sum_width ||
+            x->predicted_us != y->predicted_us || strcmp(x->kernel, y->kernel) != 0 ||
+            memcmp(&x->opt, &y->opt, sizeof x->opt) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+TEST(deterministic_over_threads)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "powerlaw:60000:12:1.8:5"));
+    for (int p = 0; A && p < 3; p++) {
+        psl_choice c1, c2, c3;
+#ifdef _OPENMP
+        int saved = omp_get_max_threads();
+        omp_set_num_threads(1);
+#endif
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c1));
+#ifdef _OPENMP
+        omp_set_num_threads(saved > 1 ? saved : 2);
+#endif
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c2));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c3));
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+        CHECK(same_choice(&c1, &c2) && same_choice(&c2, &c3));
+    }
+    psl_matrix_destroy(&A);
+}
+
+static const psl_test_case tests[] = {
+    {"candidates_match_conversions", candidates_match_conversions},
+    {"regular_matrices_pick_packsell", regular_matrices_pick_packsell},
+    {"one_huge_row_picks_csr", one_huge_row_picks_csr},
+    {"value_range", value_range},
+    {"empty_matrices", empty_matrices},
+    {"bad_arguments", bad_arguments},
+    {"deterministic_over_threads", deterministic_over_threads},
+};
+PSL_TEST_MAIN(tests)
