@@ -58,7 +58,7 @@ typedef struct bench_args {
     int cuda; /* --device cuda */
     int scale_rows; /* --scale rows: benchmark G^-1 A, g_i = sum_j |a_ij| */
     long long reps, warmup, threads, seed;
-    double min_time, alpha, beta;
+    double min_time, max_time, alpha, beta;
     int nkernels;
     bench_kernel kernels[BENCH_MAX_KERNELS];
 } bench_args;

@@ -118,10 +118,12 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* ------------------------------------------------------------ timing */
 
 /* Warm up, then time at least reps runs (and min_time seconds) of fn back
- * to back, one event interval per run. *t receives malloc'd samples in
- * seconds and *n their count. */
+ * to back, one event interval per run. A kernel whose first run takes so
+ * long that warmup + reps runs would pass max_time seconds gets 2 warm-ups
+ * and max_time / (first run) timed runs, at least 10 (long-row matrices in
+ * the suite). *t receives malloc'd samples in seconds and *n their count. */
 static int time_runs(gpu_ctx *g, launch_fn fn, void *arg, long long warmup, long long reps,
-                     double min_time, int headstart, double **t, int64_t *n,
+                     double min_time, double max_time, int headstart, double **t, int64_t *n,
                      double *enqueue_s, char *err, size_t len)
 {
     int64_t cap = 0;
@@ -129,6 +131,20 @@ static int time_runs(gpu_ctx *g, launch_fn fn, void *arg, long long warmup, long
     *t = NULL;
     *n = 0;
     *enqueue_s = 0.0;
+    if (max_time > 0 && warmup > 0) {
+        double t0 = cli_now();
+        if (fn(arg, err, len) != 0 ||
+            !cuda_ok(cudaStreamSynchronize(g->stream), "first run", err, len))
+            return -1;
+        double first = cli_now() - t0;
+        warmup--;
+        if (first * (double)(warmup + reps) > max_time) {
+            warmup = warmup < 2 ? warmup : 2;
+            long long r = (long long)(max_time / first);
+            reps = r < 10 ? 10 : r < reps ? r : reps;
+            min_time = 0.0;
+        }
+    }
     for (long long w = 0; w < warmup; w++)
         if (fn(arg, err, len) != 0)
             return -1;
@@ -282,7 +298,7 @@ static int time_and_check(gpu_ctx *g, launch_fn fn, void *arg, psl_scalar t,
     int64_t n = 0;
     int rc = -1;
     if (set_y(g, t, order, 0, ERR(r)) != 0 ||
-        time_runs(g, fn, arg, g->a->warmup, g->a->reps, g->a->min_time, 1, &samples, &n,
+        time_runs(g, fn, arg, g->a->warmup, g->a->reps, g->a->min_time, g->a->max_time, 1, &samples, &n,
                   &enqueue_s, ERR(r)) != 0 ||
         check_result(g, fn, arg, t, order, r) != 0)
         goto done;
@@ -935,7 +951,7 @@ static void measure_copy(gpu_ctx *g, bench_device *dev)
                  sizeof dev->copy_error) ||
         !cuda_ok(cudaDeviceSynchronize(), "cudaMemset", dev->copy_error,
                  sizeof dev->copy_error) ||
-        time_runs(g, launch_copy, g, COPY_WARMUP, COPY_REPS, 0.0, 0, &t, &n, &enqueue_s,
+        time_runs(g, launch_copy, g, COPY_WARMUP, COPY_REPS, 0.0, 0.0, 0, &t, &n, &enqueue_s,
                   dev->copy_error, sizeof dev->copy_error) != 0 ||
         n < 1) {
         free(t);

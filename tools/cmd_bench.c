@@ -57,6 +57,9 @@ static void usage(void)
            "      --min-time SEC   and at least SEC seconds of timed runs (default 0.2;\n"
            "                       cuda 0)\n"
            "      --warmup N       untimed runs before timing (default 2; cuda 20)\n"
+           "      --max-time SEC   cuda: a kernel whose first run takes long gets fewer\n"
+           "                       runs, about SEC seconds in all but at least 10 timed\n"
+           "                       (default 2; the runs made are in the output)\n"
            "      --threads T      OpenMP threads (default: OMP_NUM_THREADS or all)\n"
            "      --kernels LIST   comma-separated kernels (default all of:\n"
            "                       " DEFAULT_KERNELS ";\n"
@@ -180,7 +183,8 @@ static int parse(int argc, char **argv, bench_args *a)
                       {"--permute", NULL, 1, NULL, 0},  {"--overflow", NULL, 1, NULL, 0},
                       {"--alpha", NULL, 1, NULL, 0},    {"--beta", NULL, 1, NULL, 0},
                       {"--seed", NULL, 1, NULL, 0},     {"--json", NULL, 1, NULL, 0},
-                      {"--scale", NULL, 1, NULL, 0}};
+                      {"--scale", NULL, 1, NULL, 0},
+                      {"--max-time", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1] = {DEFAULT_MATRIX};
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
@@ -200,6 +204,7 @@ static int parse(int argc, char **argv, bench_args *a)
     a->threads = 0;
     a->seed = 1;
     a->min_time = a->cuda ? 0.0 : 0.2;
+    a->max_time = 2.0;
     a->alpha = 1.0;
     a->beta = 0.0;
     const char *s;
@@ -219,12 +224,15 @@ static int parse(int argc, char **argv, bench_args *a)
     INT_OPT("--threads", threads, 1, 1 << 16)
     INT_OPT("--seed", seed, 0, INT64_MAX)
     DBL_OPT("--min-time", min_time)
+    DBL_OPT("--max-time", max_time)
     DBL_OPT("--alpha", alpha)
     DBL_OPT("--beta", beta)
 #undef INT_OPT
 #undef DBL_OPT
     if (a->min_time < 0)
         return cli_usage_error(cmd, "--min-time must be >= 0");
+    if (!(a->max_time > 0))
+        return cli_usage_error(cmd, "--max-time must be > 0");
     if ((s = cli_find(opts, nopts, "--scale")->value) != NULL) {
         if (strcmp(s, "rows") == 0)
             a->scale_rows = 1;
@@ -638,6 +646,7 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     cli_json_double(&j, "beta", a->beta);
     cli_json_int(&j, "reps", a->reps);
     cli_json_double(&j, "min_time", a->min_time);
+    cli_json_double(&j, "max_time", a->max_time);
     cli_json_int(&j, "warmup", a->warmup);
     cli_json_int(&j, "seed", a->seed);
     cli_json_begin_array(&j, "kernels");
