@@ -39,11 +39,24 @@ static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, siz
     return PSL_OK;
 }
 
+/* Pointers this thread has recently seen accepted, with their device: an
+ * iterative solver passes the same few vectors on every call, and asking the
+ * driver about each one (cudaPointerGetAttributes, about a microsecond) would
+ * double the host cost of a small SpMV. Only accepted pointers are
+ * remembered; a slot is replaced round robin. */
+enum { PSL_PTR_CACHE = 8 };
+static thread_local const void *psl_ptr_seen[PSL_PTR_CACHE];
+static thread_local int psl_ptr_dev[PSL_PTR_CACHE];
+static thread_local unsigned psl_ptr_next;
+
 /* A device vector argument must be memory the device can address: plain
  * device memory of dA's device, managed memory or mapped pinned host memory.
  * An ordinary host pointer is refused here instead of faulting the kernel. */
 static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const char *name)
 {
+    for (int k = 0; k < PSL_PTR_CACHE; k++)
+        if (psl_ptr_seen[k] == p && psl_ptr_dev[k] == dA->device)
+            return PSL_OK;
     cudaPointerAttributes at;
     cudaError_t err = cudaPointerGetAttributes(&at, p);
     if (err != cudaSuccess) {
@@ -59,6 +72,9 @@ static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const cha
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "device SpMV: %s lives on device %d but the matrix on device %d", name,
                          at.device, dA->device);
+    const unsigned k = psl_ptr_next++ % PSL_PTR_CACHE;
+    psl_ptr_seen[k] = p;
+    psl_ptr_dev[k] = dA->device;
     return PSL_OK;
 }
 
