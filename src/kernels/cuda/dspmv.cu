@@ -39,29 +39,6 @@ static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, siz
     return PSL_OK;
 }
 
-/* A device vector argument must be memory the device can address: plain
- * device memory of dA's device, managed memory or mapped pinned host memory.
- * An ordinary host pointer is refused here instead of faulting the kernel. */
-static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const char *name)
-{
-    cudaPointerAttributes at;
-    cudaError_t err = cudaPointerGetAttributes(&at, p);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        return psl_error(PSL_ERR_INVALID_VALUE, "device SpMV: %s (%p) is not a CUDA pointer: %s",
-                         name, p, cudaGetErrorString(err));
-    }
-    if (at.type == cudaMemoryTypeUnregistered)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV: %s (%p) is host memory, not device memory (cudaMalloc)",
-                         name, p);
-    if (at.type == cudaMemoryTypeDevice && at.device != dA->device)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV: %s lives on device %d but the matrix on device %d", name,
-                         at.device, dA->device);
-    return PSL_OK;
-}
-
 /* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
 static bool psl_doverlap(const void *a, size_t na, const void *b, size_t nb)
 {
@@ -120,9 +97,9 @@ extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void 
                          dA->device, dev);
     if (dA->nrows == 0)
         return PSL_OK;
-    PSL_TRY(psl_dcheck_ptr(dA, d_y, "output vector y"));
+    PSL_TRY(psl_cuda_check_ptr(dA->device, d_y, "device SpMV", "output vector y"));
     if (needs_x)
-        PSL_TRY(psl_dcheck_ptr(dA, d_x, "input vector x"));
+        PSL_TRY(psl_cuda_check_ptr(dA->device, d_x, "device SpMV", "input vector x"));
 
     cudaStream_t s = (cudaStream_t)stream;
     if (!needs_x)
