@@ -122,7 +122,7 @@ static psl_status psl_conv_value_error(psl_conv_state *st, int64_t k)
     if (c->format == PSL_FORMAT_PACKSELL) {
         uint32_t b;
         PSL_TRY(psl_codec_name(c->codec, name, sizeof name));
-        why = psl_codec_encode_raw(c->codec, c->policy, v, &b);
+        why = psl_exmy_encode(c->codec.exp_bits, c->codec.man_bits, c->policy, v, &b);
     } else {
         uint64_t b;
         int uf;
