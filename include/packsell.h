@@ -402,6 +402,42 @@ typedef struct psl_dmatrix psl_dmatrix;
  * call returns). */
 psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
 
+/* A CSR matrix whose arrays are in device memory (0-based), the input of
+ * psl_dmatrix_convert. The library reads the arrays and never writes them. */
+typedef struct psl_dcsr {
+    int32_t nrows, ncols;    /* >= 0 */
+    int64_t nnz;             /* >= 0; row_ptr[nrows] must equal it */
+    const int64_t *row_ptr;  /* nrows+1 entries, row_ptr[0] == 0, non-decreasing
+                                (may be NULL when nrows == 0) */
+    const int32_t *col_idx;  /* nnz entries in [0, ncols), strictly ascending in
+                                each row (no duplicates) */
+    const void *values;      /* nnz finite values of value_type */
+    psl_scalar value_type;   /* PSL_FP64 or PSL_FP32 */
+} psl_dcsr;
+
+/* Build a device matrix of the format of *opt from a device CSR matrix, on
+ * the device, on `stream`: the same result as psl_matrix_convert of the
+ * same arrays (as an FP64 CSR; FP32 values are widened exactly) followed by
+ * psl_dmatrix_upload -- bit-identical arrays (slice offsets, perm, words or
+ * columns and values, CSR arrays) and the same psl_dmatrix_get_info. Same
+ * options, defaults and checks as psl_matrix_convert.
+ * Errors (*dA = NULL, the input arrays untouched, nothing leaked):
+ * PSL_ERR_INVALID_MATRIX for row_ptr not starting at 0, decreasing or not
+ * ending at nnz, a column out of range or not strictly ascending (the first
+ * offending row is named, and its column); then PSL_ERR_NONFINITE or
+ * PSL_ERR_CODEC_OVERFLOW for the first offending entry (row and column).
+ * Structural errors are checked (and reported) before values. Host pointers
+ * in *A give PSL_ERR_INVALID_VALUE. Returns after the stream has finished the
+ * build (two host synchronizations: the output size, the final status);
+ * temporaries are stream-ordered allocations. */
+psl_status psl_dmatrix_convert(psl_dmatrix **dA, const psl_dcsr *A,
+                               const psl_convert_options *opt, void *stream);
+
+/* Copy a device matrix back into a new host matrix of the same format with
+ * the same arrays and statistics (psl_matrix_get_info equals
+ * psl_dmatrix_get_info). Synchronous. */
+psl_status psl_dmatrix_download(psl_matrix **A, const psl_dmatrix *dA, void *stream);
+
 /* Free a device matrix (synchronizes the device first); sets *dA = NULL. */
 void psl_dmatrix_destroy(psl_dmatrix **dA);
 

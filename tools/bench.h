@@ -82,6 +82,12 @@ typedef struct bench_device {
     int64_t copy_bytes; /* bytes of one copy (read once, written once) */
     int copy_runs;
     char copy_error[256];
+    /* GPU build (psl_dmatrix_convert from the device CSR, FP16 values, the
+     * first kernel's C / sigma / permutation): [0] PackSELL, [1] SELL.
+     * Median ms of a whole call (< 0: not measured; build_error says why)
+     * and the median psl_dspmv time of the built matrix (FP64 vectors). */
+    double build_ms[2], build_spmv_us[2];
+    char build_error[256];
 } bench_device;
 
 /* Backward error ||y - ref||_inf / (|alpha| ||A||_inf ||x||_inf + |beta|

@@ -965,6 +965,82 @@ static void measure_copy(gpu_ctx *g, bench_device *dev)
     free(t);
 }
 
+/* ------------------------------------------------------------ GPU build */
+
+#define BUILD_WARMUP 1
+#define BUILD_REPS 5
+
+/* Time psl_dmatrix_convert from the device CSR of the matrix to PackSELL
+ * FP16 and SELL FP16 (the first kernel's C, sigma, permutation): CUDA
+ * events around the whole call (it synchronizes inside, so the interval is
+ * its wall time on the stream), median of BUILD_REPS after a warm-up, each
+ * result destroyed outside the interval; then the SpMV time of the built
+ * matrix (FP64 vectors) for the ratio. Fills dev->build_*. */
+static void measure_gpu_build(gpu_ctx *g, bench_device *dev)
+{
+    const bench_data *d = g->d;
+    const int64_t m = d->info.nrows, nnz = d->info.nnz;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *va;
+    void *drp = NULL, *dci = NULL, *dva = NULL;
+    psl_dmatrix *dA = NULL;
+    char *err = dev->build_error;
+    const size_t elen = sizeof dev->build_error;
+    if (!psl_ok(psl_matrix_csr_view(d->A, &rp, &ci, &va), "csr view", err, elen) ||
+        !cuda_ok(cudaMalloc(&drp, (size_t)(m + 1) * 8), "cudaMalloc row_ptr", err, elen) ||
+        !cuda_ok(cudaMalloc(&dci, (size_t)(nnz > 0 ? nnz : 1) * 4), "cudaMalloc col", err, elen) ||
+        !cuda_ok(cudaMalloc(&dva, (size_t)(nnz > 0 ? nnz : 1) * 8), "cudaMalloc val", err, elen) ||
+        !cuda_ok(cudaMemcpy(drp, rp, (size_t)(m + 1) * 8, cudaMemcpyHostToDevice), "upload",
+                 err, elen) ||
+        !cuda_ok(cudaMemcpy(dci, ci, (size_t)nnz * 4, cudaMemcpyHostToDevice), "upload", err,
+                 elen) ||
+        !cuda_ok(cudaMemcpy(dva, va, (size_t)nnz * 8, cudaMemcpyHostToDevice), "upload", err,
+                 elen))
+        goto done;
+    psl_dcsr in = {(int32_t)m, (int32_t)d->info.ncols, nnz, drp, dci, dva, PSL_FP64};
+    for (int b = 0; b < 2; b++) {
+        psl_convert_options o = g->a->kernels[0].opt;
+        o.format = b ? PSL_FORMAT_SELL : PSL_FORMAT_PACKSELL;
+        o.value_type = PSL_FP16;
+        o.codec = (psl_codec){5, 10};
+        o.overflow = PSL_OVERFLOW_SATURATE;
+        double t[BUILD_REPS];
+        for (int r = 0; r < BUILD_WARMUP + BUILD_REPS; r++) {
+            float ms = 0.0f;
+            if (!cuda_ok(cudaEventRecord(g->ev[0], g->stream), "cudaEventRecord", err, elen) ||
+                !psl_ok(psl_dmatrix_convert(&dA, &in, &o, (void *)g->stream),
+                        "psl_dmatrix_convert", err, elen) ||
+                !cuda_ok(cudaEventRecord(g->ev[1], g->stream), "cudaEventRecord", err, elen) ||
+                !cuda_ok(cudaEventSynchronize(g->ev[1]), "GPU build", err, elen) ||
+                !cuda_ok(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]), "cudaEventElapsedTime",
+                         err, elen))
+                goto done;
+            if (r >= BUILD_WARMUP)
+                t[r - BUILD_WARMUP] = (double)ms;
+            if (r + 1 < BUILD_WARMUP + BUILD_REPS)
+                psl_dmatrix_destroy(&dA);
+        }
+        dev->build_ms[b] = cli_median(t, BUILD_REPS);
+        /* the SpMV of the last build */
+        double *ts = NULL, enq = 0.0;
+        int64_t n = 0;
+        ours_launch l = {1.0, 0.0, dA, g->dx[PSL_FP64], g->dy, PSL_FP64, NULL, 0, g->stream};
+        if (time_runs(g, launch_ours, &l, 3, 20, 0.0, 0, &ts, &n, &enq, err, elen) == 0 && n > 0)
+            dev->build_spmv_us[b] = cli_median(ts, n) * 1e6;
+        free(ts);
+        psl_dmatrix_destroy(&dA);
+        if (err[0])
+            goto done;
+    }
+done:
+    psl_dmatrix_destroy(&dA);
+    cudaFree(drp);
+    cudaFree(dci);
+    cudaFree(dva);
+    (void)cudaGetLastError();
+}
+
 /* x in every vector type on the device, with VEC_PAD zeros after it, and
  * the y buffer. */
 static int upload_vectors(gpu_ctx *g, const char *cmd)
@@ -1050,6 +1126,7 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
     if ((rc = upload_vectors(&g, cmd)) != CLI_OK)
         goto done;
     measure_copy(&g, dev);
+    measure_gpu_build(&g, dev);
     for (int i = 0; i < a->nkernels; i++) {
         const bench_kernel *k = &a->kernels[i];
         bench_result *r = &res[i];

@@ -553,6 +553,14 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
                    dev->copy_runs);
         else
             printf("device-to-device copy: failed: %s\n", dev->copy_error);
+        for (int b = 0; b < 2; b++)
+            if (dev->build_ms[b] > 0)
+                printf("GPU build CSR->%s FP16: %.3f ms (%.1f x its SpMV)\n",
+                       b ? "SELL" : "PackSELL", dev->build_ms[b],
+                       dev->build_spmv_us[b] > 0 ? dev->build_ms[b] * 1e3 / dev->build_spmv_us[b]
+                                                 : 0.0);
+        if (dev->build_error[0])
+            printf("GPU build: failed: %s\n", dev->build_error);
     } else {
         printf("packsell %s, %d threads, device cpu\n", psl_version(), threads_in_use());
     }
@@ -629,6 +637,19 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             cli_json_null(&j, "copy_gbs");
             cli_json_string(&j, "copy_error", dev->copy_error);
         }
+        static const char *build_keys[2][2] = {
+            {"gpu_build_packsell_fp16_ms", "gpu_build_packsell_fp16_spmv_us"},
+            {"gpu_build_sell_fp16_ms", "gpu_build_sell_fp16_spmv_us"}};
+        for (int b = 0; b < 2; b++) {
+            if (dev->build_ms[b] > 0) {
+                cli_json_double(&j, build_keys[b][0], dev->build_ms[b]);
+                cli_json_double(&j, build_keys[b][1], dev->build_spmv_us[b]);
+            } else {
+                cli_json_null(&j, build_keys[b][0]);
+            }
+        }
+        if (dev->build_error[0])
+            cli_json_string(&j, "gpu_build_error", dev->build_error);
     }
     cli_json_string(&j, "matrix", a->matrix);
     cli_json_string(&j, "scale", a->scale_rows ? "rows" : "none");
@@ -738,6 +759,7 @@ int cmd_bench(int argc, char **argv)
     bench_device dev;
     memset(&dev, 0, sizeof dev);
     dev.copy_gbs = -1;
+    dev.build_ms[0] = dev.build_ms[1] = -1;
     psl_status st;
     double load_s = 0, conv_s = 0;
     psl_convert_options csr;

@@ -12,9 +12,11 @@
  * becomes the smallest normal, and "even" is the parity of the whole pattern
  * (which matters for m = 0, where it is the exponent's lowest bit). The FP32
  * bit method of ALGORITHMS.md section 3 gives the same bits for every float
- * input (tests/exhaustive_e8my.c checks all 2^32).
+ * input (tests/exhaustive_e8my.c checks all 2^32). The encoder itself lives
+ * in encode.h, shared with the CUDA conversion.
  */
 #include "codec.h"
+#include "encode.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -120,61 +122,10 @@ psl_status psl_codec_name(psl_codec c, char *buf, size_t buflen)
     return PSL_OK;
 }
 
-/*
- * The codec pattern base + (sig >> s), rounded to nearest on the bits shifted
- * out, ties to the even *pattern* (s >= 1). base is the pattern of the binade
- * below sig's leading bit, so the parity is that of the stored mantissa LSB;
- * for m = 0 it is the exponent LSB, as in the FP32 bit method of
- * ALGORITHMS.md section 3 (the significand alone would always be odd there).
- */
-static uint64_t round_pattern(uint64_t base, uint64_t sig, int s)
-{
-    if (s >= 64)
-        return base; /* sig < 2^53 < half an ulp */
-    uint64_t q = base + (sig >> s);
-    uint64_t rem = sig & ((UINT64_C(1) << s) - 1);
-    uint64_t half = UINT64_C(1) << (s - 1);
-    if (rem > half || (rem == half && (q & 1)))
-        q++;
-    return q;
-}
-
 psl_status psl_codec_encode_raw(psl_codec c, psl_overflow policy, double value,
                                 uint32_t *bits)
 {
-    const int e = c.exp_bits, m = c.man_bits, V = 1 + e + m;
-    if (!isfinite(value))
-        return PSL_ERR_NONFINITE;
-    uint64_t u;
-    memcpy(&u, &value, sizeof u);
-    const uint32_t sign = (uint32_t)(u >> 63);
-    u &= ~(UINT64_C(1) << 63);
-    const int bias = (1 << (e - 1)) - 1;
-    const int emin = 1 - bias;
-    const uint64_t inf_mag = (uint64_t)((1u << e) - 1u) << m;
-    uint64_t mag = 0;
-    if (u != 0) {
-        int ef = (int)(u >> 52);
-        uint64_t sig = u & ((UINT64_C(1) << 52) - 1);
-        int E;
-        if (ef == 0) {
-            E = -1022; /* double subnormal: sig * 2^(-1074) */
-        } else {
-            sig |= UINT64_C(1) << 52;
-            E = ef - 1023;
-        }
-        if (E >= emin) /* normal: sig >> (52-m) is in [2^m, 2^(m+1)) */
-            mag = round_pattern((uint64_t)(E + bias - 1) << m, sig, 52 - m);
-        else /* subnormal grid 2^(emin-m) */
-            mag = round_pattern(0, sig, 52 - m + (emin - E));
-        if (mag >= inf_mag) {
-            if (policy != PSL_OVERFLOW_SATURATE)
-                return PSL_ERR_CODEC_OVERFLOW;
-            mag = inf_mag - 1;
-        }
-    }
-    *bits = (sign << (V - 1)) | (uint32_t)mag;
-    return PSL_OK;
+    return psl_exmy_encode(c.exp_bits, c.man_bits, policy, value, bits);
 }
 
 psl_status psl_codec_encode(psl_codec c, psl_overflow policy, double value, uint32_t *bits)

@@ -8,6 +8,7 @@
 #define PSL_FORMAT_BUILD_H
 
 #include "codec/codec.h"
+#include "codec/encode.h"
 #include "format/word.h"
 #include "internal.h"
 
@@ -22,52 +23,11 @@ extern "C" {
 /* Rows (or entries) below which loops stay serial: thread start-up costs more. */
 #define PSL_PAR_MIN 4096
 
-/* Round v to storage type t (FP64: its own bits; FP32: C cast, round to
- * nearest even; FP16/BF16: the codec) and return the raw bits right-aligned
- * in *bits. Returns PSL_OK, PSL_ERR_NONFINITE or PSL_ERR_CODEC_OVERFLOW
- * without touching the thread's error record (hot loops). *underflow is set
- * when a nonzero v became +-0. */
-static inline psl_status psl_round_scalar(psl_scalar t, psl_overflow policy, double v,
-                                          uint64_t *bits, int *underflow)
-{
-    *underflow = 0;
-    if (!isfinite(v))
-        return PSL_ERR_NONFINITE;
-    switch (t) {
-    case PSL_FP64: {
-        memcpy(bits, &v, sizeof v);
-        return PSL_OK;
-    }
-    case PSL_FP32: {
-        /* |v| >= FLT_MAX + ulp/2 rounds to Inf; the cast is only done in range */
-        float f;
-        if (fabs(v) >= 0x1.ffffffp127) {
-            if (policy != PSL_OVERFLOW_SATURATE)
-                return PSL_ERR_CODEC_OVERFLOW;
-            f = v > 0 ? FLT_MAX : -FLT_MAX;
-        } else {
-            f = (float)v;
-        }
-        uint32_t u;
-        memcpy(&u, &f, sizeof u);
-        *bits = u;
-        *underflow = v != 0.0 && f == 0.0f;
-        return PSL_OK;
-    }
-    case PSL_FP16:
-    case PSL_BF16: {
-        uint32_t b = 0;
-        psl_status st = psl_codec_encode_raw(t == PSL_FP16 ? PSL_CODEC_FP16 : PSL_CODEC_BF16,
-                                             policy, v, &b);
-        if (st != PSL_OK)
-            return st;
-        *bits = b;
-        *underflow = v != 0.0 && (b & 0x7fffu) == 0;
-        return PSL_OK;
-    }
-    }
-    return PSL_ERR_INTERNAL;
-}
+/* Check the options of a conversion that matter for opt->format (also used
+ * by the device conversion, psl_dmatrix_convert). */
+psl_status psl_convert_check_options(const psl_convert_options *opt);
+
+/* psl_round_scalar (one double to a stored scalar type): codec/encode.h. */
 
 /* Store raw bits (from psl_round_scalar) as element k of an array of type t. */
 static inline void psl_store_scalar(void *arr, psl_scalar t, int64_t k, uint64_t bits)

@@ -58,8 +58,8 @@ psl_status psl_round_error(psl_status st, int64_t row, int64_t col, double v, co
                      target);
 }
 
-/* Check the options that matter for opt->format. */
-static psl_status check_options(const psl_convert_options *opt)
+/* Check the options that matter for opt->format (declared in build.h). */
+psl_status psl_convert_check_options(const psl_convert_options *opt)
 {
     if (opt->overflow != PSL_OVERFLOW_ERROR && opt->overflow != PSL_OVERFLOW_SATURATE)
         return psl_error(PSL_ERR_INVALID_VALUE, "overflow policy %d is not a psl_overflow",
@@ -172,7 +172,7 @@ static psl_status convert(psl_matrix **out, const psl_matrix *src, const psl_con
                          : src->format == PSL_FORMAT_SELL ? "SELL"
                                                           : "PackSELL",
                          psl_scalar_name(src->value_type));
-    PSL_TRY(check_options(opt));
+    PSL_TRY(psl_convert_check_options(opt));
     switch (opt->format) {
     case PSL_FORMAT_CSR: return csr_to_csr(out, src, opt);
     case PSL_FORMAT_SELL: return psl_sell_build(out, src, opt, dry);
@@ -196,7 +196,7 @@ psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options 
     if (opt && opt->format == PSL_FORMAT_CSR && src->format == PSL_FORMAT_CSR &&
         src->value_type == PSL_FP64) {
         /* CSR: the sizes follow from the source; no copy of the arrays */
-        PSL_TRY(check_options(opt));
+        PSL_TRY(psl_convert_check_options(opt));
         PSL_TRY(psl_matrix_get_info(src, info));
         info->value_type = opt->value_type;
         info->bytes = info->csr_bytes =

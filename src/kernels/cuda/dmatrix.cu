@@ -34,7 +34,7 @@ static psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size,
 }
 
 /* Free everything a (partial) device matrix holds, and the object. */
-static void psl_dmatrix_free(psl_dmatrix *d)
+void psl_dmatrix_free(psl_dmatrix *d)
 {
     psl_cuda_csr_release(d);
     void *arrays[] = {d->d_slice_ptr, d->d_perm,   d->d_words,   d->d_col,
@@ -47,25 +47,11 @@ static void psl_dmatrix_free(psl_dmatrix *d)
     psl_free(d);
 }
 
-/* The sliced arrays (SELL, PackSELL) and the kernel parameters. */
-static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
 {
-    const int64_t total = A->slice_ptr[A->nslices];
-    PSL_TRY(psl_dcopy(&d->d_slice_ptr, A->slice_ptr, (int64_t)A->nslices + 1, sizeof(int64_t), s,
-                      "slice offsets"));
-    if (A->permute == PSL_PERMUTE_IMPLICIT && A->perm && A->sigma > 0)
-        PSL_TRY(psl_dcopy(&d->d_perm, A->perm, A->nrows, (size_t)A->perm_bytes, s,
-                          "permutation"));
-    if (A->format == PSL_FORMAT_PACKSELL) {
-        PSL_TRY(psl_dcopy(&d->d_words, A->words, total, sizeof(uint32_t), s, "PackSELL words"));
-    } else {
-        PSL_TRY(psl_dcopy(&d->d_col, A->sell_col, total, sizeof(int32_t), s, "SELL columns"));
-        PSL_TRY(psl_dcopy(&d->d_val, A->sell_val, total, psl_scalar_size(A->value_type), s,
-                          "SELL values"));
-    }
     psl_dsliced *m = &d->s;
     m->slice_ptr = (const int64_t *)d->d_slice_ptr;
-    m->perm = d->d_perm;
+    m->perm = A->permute == PSL_PERMUTE_IMPLICIT ? d->d_perm : NULL;
     m->perm_bytes = A->perm_bytes;
     m->sigma = A->sigma;
     m->C = A->C;
@@ -79,6 +65,27 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
     m->scale = A->format == PSL_FORMAT_PACKSELL ? psl_codec_decode_scale(A->codec.exp_bits) : 1.0f;
     m->col = (const int32_t *)d->d_col;
     m->val = d->d_val;
+}
+
+/* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
+ * array goes up for explicit permutation too (the kernels do not read it
+ * then; psl_dmatrix_download gives it back). */
+static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    const int64_t total = A->slice_ptr[A->nslices];
+    PSL_TRY(psl_dcopy(&d->d_slice_ptr, A->slice_ptr, (int64_t)A->nslices + 1, sizeof(int64_t), s,
+                      "slice offsets"));
+    if (A->perm && A->sigma > 0)
+        PSL_TRY(psl_dcopy(&d->d_perm, A->perm, A->nrows, (size_t)A->perm_bytes, s,
+                          "permutation"));
+    if (A->format == PSL_FORMAT_PACKSELL) {
+        PSL_TRY(psl_dcopy(&d->d_words, A->words, total, sizeof(uint32_t), s, "PackSELL words"));
+    } else {
+        PSL_TRY(psl_dcopy(&d->d_col, A->sell_col, total, sizeof(int32_t), s, "SELL columns"));
+        PSL_TRY(psl_dcopy(&d->d_val, A->sell_val, total, psl_scalar_size(A->value_type), s,
+                          "SELL values"));
+    }
+    psl_dmatrix_set_sliced(d, A);
     return PSL_OK;
 }
 
@@ -123,23 +130,14 @@ static psl_status psl_upload_csr(psl_dmatrix *d, const psl_matrix *A, cudaStream
     return psl_cuda_csr_setup(d);
 }
 
-extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream)
+psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
 {
-    if (!dA)
-        return psl_error(PSL_ERR_NULL_POINTER, "device matrix output pointer dA is NULL");
-    *dA = NULL;
-    PSL_TRY(psl_matrix_check(A));
-    if (A->format == PSL_FORMAT_CSR && A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
-        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
-                         (int)A->value_type);
-    cudaStream_t s = (cudaStream_t)stream;
-    psl_status st = PSL_OK;
     int dev = 0, sms = 0, threads = 0;
+    *out = NULL;
     PSL_TRY(PSL_CUDA_OK(cudaGetDevice(&dev)));
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
     PSL_TRY(PSL_CUDA_OK(
         cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)));
-
     psl_dmatrix *d = NULL;
     PSL_TRY(psl_alloc((void **)&d, 1, sizeof *d, "device matrix"));
     memset(d, 0, sizeof *d);
@@ -156,9 +154,47 @@ extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, 
     d->ncols = A->ncols;
     d->nnz = A->nnz;
     d->codec = A->codec;
-    st = psl_matrix_get_info(A, &d->info);
-    if (st != PSL_OK)
-        goto fail;
+    psl_status st = psl_matrix_get_info(A, &d->info);
+    if (st != PSL_OK) {
+        psl_dmatrix_free(d);
+        return st;
+    }
+    *out = d;
+    return PSL_OK;
+}
+
+psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, const char *name)
+{
+    cudaPointerAttributes at;
+    cudaError_t err = cudaPointerGetAttributes(&at, p);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: %s (%p) is not a CUDA pointer: %s", context,
+                         name, p, cudaGetErrorString(err));
+    }
+    if (at.type == cudaMemoryTypeUnregistered)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: %s (%p) is host memory, not device memory (cudaMalloc)", context,
+                         name, p);
+    if (at.type == cudaMemoryTypeDevice && at.device != device)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: %s lives on device %d but the matrix on device %d",
+                         context, name, at.device, device);
+    return PSL_OK;
+}
+
+extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream)
+{
+    if (!dA)
+        return psl_error(PSL_ERR_NULL_POINTER, "device matrix output pointer dA is NULL");
+    *dA = NULL;
+    PSL_TRY(psl_matrix_check(A));
+    if (A->format == PSL_FORMAT_CSR && A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
+        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
+                         (int)A->value_type);
+    cudaStream_t s = (cudaStream_t)stream;
+    psl_status st = PSL_OK;
+    psl_dmatrix *d = NULL;
+    PSL_TRY(psl_dmatrix_new(&d, A));
     st = A->format == PSL_FORMAT_CSR ? psl_upload_csr(d, A, s) : psl_upload_sliced(d, A, s);
     if (st != PSL_OK)
         goto fail;

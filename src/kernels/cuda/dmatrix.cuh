@@ -67,6 +67,23 @@ struct psl_dmatrix {
     std::mutex *csr_lock; /* serializes cusparseSetStream + cusparseSpMV */
 };
 
+/* Shared by upload (dmatrix.cu), the device conversion (convert.cu) and
+ * download (download.cu): a new device matrix object for the host matrix
+ * A -- only its scalar fields and statistics are read (an array-less shell
+ * is fine): device, grid size, info = psl_matrix_get_info(A). */
+psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A);
+/* The kernel parameters of the sliced part (d->s) from A's fields and the
+ * device arrays d->d_*; perm only for implicit permutation. */
+void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
+/* Free everything a (partial) device matrix holds, and the object. */
+void psl_dmatrix_free(psl_dmatrix *d);
+
+/* A pointer argument must be memory device `device` can address: plain
+ * device memory of that device, managed memory or mapped pinned host memory.
+ * An ordinary host pointer is refused (PSL_ERR_INVALID_VALUE, the message
+ * starting with context and naming name) instead of faulting a kernel. */
+psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, const char *name);
+
 /* Threads per block of every kernel of the gateway. */
 #define PSL_CUDA_BLOCK 256
 /* Tuning knobs (compile-time, -D to experiment; bench/tune_cuda.sh):

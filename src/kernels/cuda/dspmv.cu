@@ -49,29 +49,13 @@ static thread_local const void *psl_ptr_seen[PSL_PTR_CACHE];
 static thread_local int psl_ptr_dev[PSL_PTR_CACHE];
 static thread_local unsigned psl_ptr_next;
 
-/* A device vector argument must be memory the device can address: plain
- * device memory of dA's device, managed memory or mapped pinned host memory.
- * An ordinary host pointer is refused here instead of faulting the kernel. */
+/* psl_cuda_check_ptr for a vector of psl_dspmv, remembered once accepted. */
 static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const char *name)
 {
     for (int k = 0; k < PSL_PTR_CACHE; k++)
         if (psl_ptr_seen[k] == p && psl_ptr_dev[k] == dA->device)
             return PSL_OK;
-    cudaPointerAttributes at;
-    cudaError_t err = cudaPointerGetAttributes(&at, p);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        return psl_error(PSL_ERR_INVALID_VALUE, "device SpMV: %s (%p) is not a CUDA pointer: %s",
-                         name, p, cudaGetErrorString(err));
-    }
-    if (at.type == cudaMemoryTypeUnregistered)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV: %s (%p) is host memory, not device memory (cudaMalloc)",
-                         name, p);
-    if (at.type == cudaMemoryTypeDevice && at.device != dA->device)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV: %s lives on device %d but the matrix on device %d", name,
-                         at.device, dA->device);
+    PSL_TRY(psl_cuda_check_ptr(dA->device, p, "device SpMV", name));
     const unsigned k = psl_ptr_next++ % PSL_PTR_CACHE;
     psl_ptr_seen[k] = p;
     psl_ptr_dev[k] = dA->device;

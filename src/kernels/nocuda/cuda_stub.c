@@ -59,3 +59,23 @@ psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void *d_x, doubl
     (void)stream;
     return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dspmv: %s", PSL_NO_CUDA_MSG);
 }
+
+psl_status psl_dmatrix_convert(psl_dmatrix **dA, const psl_dcsr *A,
+                               const psl_convert_options *opt, void *stream)
+{
+    (void)A;
+    (void)opt;
+    (void)stream;
+    if (dA)
+        *dA = NULL;
+    return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dmatrix_convert: %s", PSL_NO_CUDA_MSG);
+}
+
+psl_status psl_dmatrix_download(psl_matrix **A, const psl_dmatrix *dA, void *stream)
+{
+    (void)dA;
+    (void)stream;
+    if (A)
+        *A = NULL;
+    return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dmatrix_download: %s", PSL_NO_CUDA_MSG);
+}
