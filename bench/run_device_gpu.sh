@@ -106,6 +106,17 @@ for t in bad_arguments graph_capture default_stream deterministic_over_runs \
   row "memcheck $t" "$status" "$(($(date +%s) - t0))" "${errs:-no summary}; ${res}"
 done
 
+# ---- memcheck of the device conversion test (whole binary)
+if [ -n "$CS" ] && [ -x build-gpu/tests/test_gpu_convert ] && [ $((DEADLINE - $(elapsed))) -ge 30 ]; then
+  log "memcheck test_gpu_convert"
+  t0=$(date +%s)
+  timeout $((DEADLINE - $(elapsed))) "$CS" --tool memcheck --leak-check full --error-exitcode 99 \
+    build-gpu/tests/test_gpu_convert >"$OUT/memcheck_test_gpu_convert.txt" 2>&1
+  rc=$?
+  row "memcheck test_gpu_convert" "$([ $rc -eq 0 ] && echo ok || echo "FAIL($rc)")" "$(($(date +%s) - t0))" \
+    "$(grep -E 'ERROR SUMMARY' "$OUT/memcheck_test_gpu_convert.txt" | tail -1 | sed 's/=* *//'); $(grep -E 'passed, [0-9]+ failed' "$OUT/memcheck_test_gpu_convert.txt" | tail -1)"
+fi
+
 log "done after $(elapsed) s"
 {
   echo
