@@ -72,6 +72,8 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
 #ifndef PSL_CUDA_PREFETCH
 #define PSL_CUDA_PREFETCH 0
 #endif
+/* The chunk as a divisor (never 0, so the disabled case compiles cleanly). */
+#define PSL_PREFETCH_CHUNK (PSL_CUDA_PREFETCH > 0 ? PSL_CUDA_PREFETCH : 1)
 
 /* Ask L2 for the bytes [p, p + bytes) (shrunk to 16-byte bounds inside
  * them): one TMA bulk prefetch (sm_90), a hint that never faults. */

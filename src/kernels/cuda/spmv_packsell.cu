@@ -119,7 +119,7 @@ __device__ __forceinline__ void psl_pack_row(const psl_row_slot &r, uint32_t C, 
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     } else {
         for (uint32_t g = 0; g < groups; g++, p += step) {
-            if (lead && (g * U) % PSL_CUDA_PREFETCH == 0)
+            if (lead && (g * U) % PSL_PREFETCH_CHUNK == 0)
                 psl_slice_prefetch((const char *)p, 4, CC ? CC : C, g * U, width);
             psl_pack_load<CC, U>(p, C, w);
             psl_pack_use<V, FAM, U>(w, c2, t, x, k);

@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         uint32_t j = 0;
         const bool lead = PSL_CUDA_PREFETCH > 0 && r.lane == 0; /* prefetches for its slice */
         for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C) {
-            if (lead && j % PSL_CUDA_PREFETCH == 0) {
+            if (lead && j % PSL_PREFETCH_CHUNK == 0) {
                 const int es = (int)sizeof(typename psl_sell_val<VT>::type);
                 psl_slice_prefetch((const char *)(m.col + q), 4, C, j, r.width);
                 psl_slice_prefetch((const char *)m.val + q * es, es, C, j, r.width);
