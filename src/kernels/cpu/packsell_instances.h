@@ -7,6 +7,8 @@
  * is exact in every family. Included once by spmv_packsell.c (portable) and
  * by simd_tu.h (per instruction set).
  */
+#include "finish_instances.h" /* psl_cpu_finish_<kind> */
+
 #define PSL_TEMPLATE "packsell_tmpl.h"
 
 #define FAMILY e8

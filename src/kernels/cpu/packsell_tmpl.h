@@ -66,24 +66,6 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
 }
 #endif
 
-/* Finish n rows from stored row row0 (one slice) with sums t; simd: n is
- * a multiple of PSL_VL. */
-static inline void PSL_CAT(PSL_PACK_FN, _finish)(const psl_matrix *A, int64_t row0, int n,
-                                                 const ACC_T *t, void *y, ACC_T a, ACC_T b,
-                                                 bool use_beta, bool simd)
-{
-    int64_t out[PSL_ROWS_MAX];
-    psl_cpu_out_rows(A, row0, n, out);
-#ifdef PSL_SIMD
-    if (simd) {
-        PSL_CAT3(psl_s_, VEC_NAME, _finish)(y, out, n, t, a, b, use_beta);
-        return;
-    }
-#endif
-    for (int l = 0; l < n; l++)
-        YSTORE(y, out[l], t[l], a, b, use_beta);
-}
-
 /* All lanes of slice k. */
 static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
                                                 const void *x, void *y, ACC_T a, ACC_T b,
@@ -107,12 +89,12 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim, t);
-            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
+            PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
                                           true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
             PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim, t);
-            PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
+            PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
         }
     }
 #endif
@@ -122,7 +104,7 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
             PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, LANES, c0, D, e, scale, x, t);
         else
             PSL_CAT(PSL_PACK_FN, _lanes)(w + l0, width, C, nl, c0, D, e, scale, x, t);
-        PSL_CAT(PSL_PACK_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
+        PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
     }
 }
 

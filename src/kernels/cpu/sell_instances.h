@@ -4,6 +4,8 @@
  * unit, and define sell_table() over them. Included once by spmv_sell.c
  * (portable) and by simd_tu.h (per instruction set).
  */
+#include "finish_instances.h" /* psl_cpu_finish_<kind> */
+
 #define PSL_TEMPLATE "sell_tmpl.h"
 
 #define VAL_NAME fp64

@@ -61,24 +61,6 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
 }
 #endif
 
-/* Finish n rows from stored row row0 (one slice) with sums t; simd: n is
- * a multiple of PSL_VL. */
-static inline void PSL_CAT(PSL_SELL_FN, _finish)(const psl_matrix *A, int64_t row0, int n,
-                                                 const ACC_T *t, void *y, ACC_T a, ACC_T b,
-                                                 bool use_beta, bool simd)
-{
-    int64_t out[PSL_ROWS_MAX];
-    psl_cpu_out_rows(A, row0, n, out);
-#ifdef PSL_SIMD
-    if (simd) {
-        PSL_CAT3(psl_s_, VEC_NAME, _finish)(y, out, n, t, a, b, use_beta);
-        return;
-    }
-#endif
-    for (int l = 0; l < n; l++)
-        YSTORE(y, out[l], t[l], a, b, use_beta);
-}
-
 /* All lanes of slice k. */
 static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
                                                 const void *x, void *y, ACC_T a, ACC_T b,
@@ -99,12 +81,12 @@ static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
             PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, nb, x, lim, t);
-            PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
+            PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
                                           true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
             PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, 1, x, lim, t);
-            PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
+            PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
         }
     }
 #endif
@@ -114,7 +96,7 @@ static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
             PSL_CAT(PSL_SELL_FN, _lanes)(col + l0, val + l0, width, C, LANES, x, t);
         else
             PSL_CAT(PSL_SELL_FN, _lanes)(col + l0, val + l0, width, C, nl, x, t);
-        PSL_CAT(PSL_SELL_FN, _finish)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
+        PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nl, t, y, a, b, use_beta, false);
     }
 }
 
