@@ -39,29 +39,6 @@ static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, siz
     return PSL_OK;
 }
 
-/* Pointers this thread has recently seen accepted, with their device: an
- * iterative solver passes the same few vectors on every call, and asking the
- * driver about each one (cudaPointerGetAttributes, about a microsecond) would
- * double the host cost of a small SpMV. Only accepted pointers are
- * remembered; a slot is replaced round robin. */
-enum { PSL_PTR_CACHE = 8 };
-static thread_local const void *psl_ptr_seen[PSL_PTR_CACHE];
-static thread_local int psl_ptr_dev[PSL_PTR_CACHE];
-static thread_local unsigned psl_ptr_next;
-
-/* psl_cuda_check_ptr for a vector of psl_dspmv, remembered once accepted. */
-static psl_status psl_dcheck_ptr(const psl_dmatrix *dA, const void *p, const char *name)
-{
-    for (int k = 0; k < PSL_PTR_CACHE; k++)
-        if (psl_ptr_seen[k] == p && psl_ptr_dev[k] == dA->device)
-            return PSL_OK;
-    PSL_TRY(psl_cuda_check_ptr(dA->device, p, "device SpMV", name));
-    const unsigned k = psl_ptr_next++ % PSL_PTR_CACHE;
-    psl_ptr_seen[k] = p;
-    psl_ptr_dev[k] = dA->device;
-    return PSL_OK;
-}
-
 /* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
 static bool psl_doverlap(const void *a, size_t na, const void *b, size_t nb)
 {
@@ -120,9 +97,9 @@ extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void 
                          dA->device, dev);
     if (dA->nrows == 0)
         return PSL_OK;
-    PSL_TRY(psl_dcheck_ptr(dA, d_y, "output vector y"));
+    PSL_TRY(psl_cuda_check_ptr(dA->device, d_y, "device SpMV", "output vector y"));
     if (needs_x)
-        PSL_TRY(psl_dcheck_ptr(dA, d_x, "input vector x"));
+        PSL_TRY(psl_cuda_check_ptr(dA->device, d_x, "device SpMV", "input vector x"));
 
     cudaStream_t s = (cudaStream_t)stream;
     if (!needs_x)
