@@ -98,10 +98,6 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #ifndef PSL_CUDA_GRID_FULL
 #define PSL_CUDA_GRID_FULL 1
 #endif
-/* 1: software-pipeline the word loads of the PackSELL kernel. */
-#ifndef PSL_CUDA_PIPELINE
-#define PSL_CUDA_PIPELINE 0
-#endif
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
  * the kernels stride over the rest. */

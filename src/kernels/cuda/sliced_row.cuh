@@ -43,12 +43,10 @@ __device__ __forceinline__ uint32_t psl_round_down(uint32_t i, int32_t n, int32_
 }
 
 /* Where stored row i lives: index of its first entry (position 0) in the
- * slice arrays, the number of positions (words, entries) of its slice, and
- * its lane in the slice. */
+ * slice arrays, and the number of positions (words, entries) of its slice. */
 struct psl_row_slot {
     int64_t first;
     uint32_t width;
-    uint32_t lane;
 };
 
 template <int CC>
@@ -61,47 +59,7 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
     psl_row_slot r;
     r.first = s0 + lane;
     r.width = (uint32_t)((uint64_t)(s1 - s0) / C);
-    r.lane = lane;
     return r;
-}
-
-/* Positions a slice asks L2 for ahead of its loads (0: no prefetch, the
- * default). One bulk prefetch per slice puts a whole slice's bytes in flight
- * at once; measured on the H200 it made HPCG 5-15% slower (bench/NOTES.md),
- * so it stays a knob for other GPUs and matrices. */
-#ifndef PSL_CUDA_PREFETCH
-#define PSL_CUDA_PREFETCH 0
-#endif
-/* The chunk as a divisor (never 0, so the disabled case compiles cleanly). */
-#define PSL_PREFETCH_CHUNK (PSL_CUDA_PREFETCH > 0 ? PSL_CUDA_PREFETCH : 1)
-
-/* Ask L2 for the bytes [p, p + bytes) (shrunk to 16-byte bounds inside
- * them): one TMA bulk prefetch (sm_90), a hint that never faults. */
-__device__ __forceinline__ void psl_prefetch_l2(const void *p, uint64_t bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    uint64_t a0 = ((uint64_t)p + 15) & ~(uint64_t)15, a1 = ((uint64_t)p + bytes) & ~(uint64_t)15;
-    if (a1 > a0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a0), "r"((uint32_t)(a1 - a0))
-                     : "memory");
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
-/* Called by the thread of lane 0 of a slice at position j (a multiple of
- * PSL_CUDA_PREFETCH) with p = its entry there in an array of esize-byte
- * entries: keep the slice's next positions coming -- [0, 2*PF) at j = 0,
- * then [j + PF, j + 2*PF) -- cut at the slice's width (n*C entries of a
- * chunk are contiguous). */
-__device__ __forceinline__ void psl_slice_prefetch(const char *p, int esize, uint32_t C,
-                                                   uint32_t j, uint32_t width)
-{
-    const uint32_t PF = PSL_CUDA_PREFETCH;
-    const uint32_t from = j ? j + PF : 0, n = j ? PF : 2 * PF;
-    if (from < width)
-        psl_prefetch_l2(p + (uint64_t)(from - j) * C * esize,
-                        (uint64_t)((width - from < n ? width - from : n) * C) * (uint64_t)esize);
 }
 
 /* Index into y of stored row i: with implicit permutation (perm != NULL)

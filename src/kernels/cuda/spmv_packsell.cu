@@ -90,42 +90,24 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
             t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), xv[u]);
 }
 
-/* The whole row: width positions from p. With PSL_CUDA_PIPELINE the loads
- * of the next U positions are issued before the x loads and sums of the
- * current ones. */
+/* The whole row: width positions from p, U at a time, then the rest one by
+ * one. (Software-pipelining the next U loads before the current x gathers,
+ * and a TMA bulk prefetch of each slice into L2, were measured and did not
+ * help: bench/NOTES.md.) */
 template <class V, int FAM, int CC, int U>
-__device__ __forceinline__ void psl_pack_row(const psl_row_slot &r, uint32_t C, uint32_t c2,
-                                             typename V::acc &t,
+__device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
+                                             uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
-                                             const psl_dsliced &m, const psl_pack_codec &k)
+                                             const psl_pack_codec &k)
 {
-    const uint32_t *__restrict__ p = m.words + r.first;
-    const uint32_t width = r.width;
-    const uint32_t step = U * (CC ? (uint32_t)CC : C);
+    const uint32_t stride = CC ? (uint32_t)CC : C;
     const uint32_t groups = width / U;
-    uint32_t w[U];
-    const bool lead = PSL_CUDA_PREFETCH > 0 && r.lane == 0; /* prefetches for its slice */
-    if (PSL_CUDA_PIPELINE && groups > 0) {
+    for (uint32_t g = 0; g < groups; g++, p += U * stride) {
+        uint32_t w[U];
         psl_pack_load<CC, U>(p, C, w);
-        p += step;
-        for (uint32_t g = 1; g < groups; g++, p += step) {
-            uint32_t wn[U];
-            psl_pack_load<CC, U>(p, C, wn);
-            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                w[u] = wn[u];
-        }
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-    } else {
-        for (uint32_t g = 0; g < groups; g++, p += step) {
-            if (lead && (g * U) % PSL_PREFETCH_CHUNK == 0)
-                psl_slice_prefetch((const char *)p, 4, CC ? CC : C, g * U, width);
-            psl_pack_load<CC, U>(p, C, w);
-            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-        }
     }
-    for (uint32_t j = groups * U; j < width; j++, p += (CC ? (uint32_t)CC : C)) {
+    for (uint32_t j = groups * U; j < width; j++, p += stride) {
         uint32_t w1[1];
         psl_pack_load<CC, 1>(p, C, w1);
         psl_pack_use<V, FAM, 1>(w1, c2, t, x, k);
@@ -150,7 +132,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
         uint32_t c2 = 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
         ACC t = 0;
-        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(r, C, c2, t, x, m, k);
+        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(m.words + r.first, r.width, C, c2, t, x, k);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
     }
 }

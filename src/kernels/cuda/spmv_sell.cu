@@ -15,28 +15,24 @@
 /* Stored value k of each SELL value type, in its natural float type. */
 template <int VT> struct psl_sell_val;
 template <> struct psl_sell_val<PSL_FP64> {
-    typedef double type; /* storage */
     static __device__ __forceinline__ double get(const void *v, int64_t k)
     {
         return __ldg((const double *)v + k);
     }
 };
 template <> struct psl_sell_val<PSL_FP32> {
-    typedef float type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __ldg((const float *)v + k);
     }
 };
 template <> struct psl_sell_val<PSL_FP16> {
-    typedef unsigned short type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __half2float(__ushort_as_half(__ldg((const unsigned short *)v + k)));
     }
 };
 template <> struct psl_sell_val<PSL_BF16> {
-    typedef unsigned short type; /* storage */
     static __device__ __forceinline__ float get(const void *v, int64_t k)
     {
         return __uint_as_float((uint32_t)__ldg((const unsigned short *)v + k) << 16);
@@ -89,15 +85,8 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         int64_t q = r.first;
         ACC t = 0;
         uint32_t j = 0;
-        const bool lead = PSL_CUDA_PREFETCH > 0 && r.lane == 0; /* prefetches for its slice */
-        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C) {
-            if (lead && j % PSL_PREFETCH_CHUNK == 0) {
-                const int es = (int)sizeof(typename psl_sell_val<VT>::type);
-                psl_slice_prefetch((const char *)(m.col + q), 4, C, j, r.width);
-                psl_slice_prefetch((const char *)m.val + q * es, es, C, j, r.width);
-            }
+        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
             psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
-        }
         for (; j < r.width; j++, q += C)
             psl_sell_steps<V, VT, CC, 1>(q, C, t, x, m);
         V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
