@@ -1,0 +1,42 @@
+/*
+ * gpu_harness.h -- the start of every GPU test's main (test_gpu_*.c): find
+ * out whether there is a CUDA device, and without one run the test's checks
+ * that the device API fails cleanly, print SKIP and pass.
+ */
+#ifndef PSL_TEST_GPU_HARNESS_H
+#define PSL_TEST_GPU_HARNESS_H
+
+#include "harness.h"
+#include "packsell.h"
+
+#include <stdio.h>
+
+/* -1 when a CUDA device is there (go on with the GPU tests). Otherwise the
+ * exit code: without a device, or in a build without CUDA, it runs
+ * without_device(status of psl_cuda_device_count), prints SKIP and returns
+ * 0 (1 if those checks failed); 1 when the device count itself failed or a
+ * build without CUDA reports a device. */
+static inline int psl_gpu_test_gate(void (*without_device)(psl_status))
+{
+    int count = 0;
+    psl_status st = psl_cuda_device_count(&count);
+    if (st == PSL_ERR_NOT_SUPPORTED || (st == PSL_OK && count == 0)) {
+        without_device(st);
+        printf("SKIP: no CUDA device (GPU tests skipped); %d checks of the device-less "
+               "behaviour, %s\n",
+               psl_t_checks, psl_t_failures_in_test ? "FAILED" : "ok");
+        return psl_t_failures_in_test ? 1 : 0;
+    }
+    if (st != PSL_OK) {
+        fprintf(stderr, "psl_cuda_device_count: %s\n", psl_last_error_message());
+        return 1;
+    }
+#ifndef PSL_HAVE_CUDA
+    fprintf(stderr, "a device was reported in a build without CUDA\n");
+    return 1;
+#else
+    return -1;
+#endif
+}
+
+#endif /* PSL_TEST_GPU_HARNESS_H */
