@@ -68,6 +68,20 @@ static cli_opt *match(cli_opt *opts, int nopts, const char *word, size_t len)
     return NULL;
 }
 
+int cli_parse_one(const char *cmd, int argc, char **argv, cli_opt *opts, int nopts,
+                  void (*usage)(void), const char *what, const char **arg)
+{
+    int npos = 0;
+    int rc = cli_parse(cmd, argc, argv, opts, nopts, arg, 1, &npos);
+    if (rc == CLI_HELP)
+        usage();
+    if (rc)
+        return rc;
+    if (npos < 1)
+        return cli_usage_error(cmd, "missing %s", what);
+    return CLI_OK;
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts, int nopts,
               const char **pos, int max_pos, int *npos)
 {

@@ -200,15 +200,9 @@ int cmd_choose(int argc, char **argv)
     cli_opt opts[] = {{"--precision", NULL, 1, NULL, 0}, {"--json", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1];
-    int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
-    if (rc == CLI_HELP) {
-        usage();
-        return CLI_OK;
-    }
+    int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", pos);
     if (rc)
-        return rc;
-    if (npos < 1)
-        return cli_usage_error(cmd, "missing MATRIX");
+        return rc == CLI_HELP ? CLI_OK : rc;
     psl_precision precs[3] = {PSL_PREC_FP16, PSL_PREC_FP32, PSL_PREC_FP64};
     int n = 3;
     const char *ps = cli_find(opts, nopts, "--precision")->value;

@@ -56,6 +56,12 @@ typedef struct cli_opt {
 int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts, int nopts,
               const char **pos, int max_pos, int *npos);
 
+/* cli_parse for a command with exactly one positional argument, required
+ * (`what` names it in the error, e.g. "MATRIX"): on -h/--help it prints
+ * usage() and returns CLI_HELP; *arg receives the argument. */
+int cli_parse_one(const char *cmd, int argc, char **argv, cli_opt *opts, int nopts,
+                  void (*usage)(void), const char *what, const char **arg);
+
 /* The option called name (must exist in the table). */
 cli_opt *cli_find(cli_opt *opts, int nopts, const char *name);
 

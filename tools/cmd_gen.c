@@ -36,16 +36,9 @@ int cmd_gen(int argc, char **argv)
     cli_opt opts[] = {{"--output", "-o", 1, NULL, 0}, {"--binary", NULL, 0, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
-    if (rc == CLI_HELP) {
-        usage();
-        return CLI_OK;
-    }
+    int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "SPEC (e.g. hpcg:3:3:3)", pos);
     if (rc)
-        return rc;
-    if (npos < 1)
-        return cli_usage_error(cmd, "missing SPEC (e.g. hpcg:3:3:3)");
+        return rc == CLI_HELP ? CLI_OK : rc;
     const char *out = cli_find(opts, nopts, "--output")->value;
     if (!out)
         return cli_usage_error(cmd, "missing -o FILE");

@@ -132,16 +132,9 @@ int cmd_info(int argc, char **argv)
     cli_opt opts[] = {CLI_FORMAT_OPTS, {"--json", NULL, 0, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
-    if (rc == CLI_HELP) {
-        usage();
-        return CLI_OK;
-    }
+    int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", pos);
     if (rc)
-        return rc;
-    if (npos < 1)
-        return cli_usage_error(cmd, "missing MATRIX");
+        return rc == CLI_HELP ? CLI_OK : rc;
     cli_format_args fa;
     psl_convert_options opt;
     cli_format_args_get(opts, nopts, &fa);
