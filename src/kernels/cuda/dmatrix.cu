@@ -47,6 +47,17 @@ void psl_dmatrix_free(psl_dmatrix *d)
     psl_free(d);
 }
 
+/* log2(n) when n is a power of two >= 1, else -1. */
+static int32_t psl_exact_log2(int64_t n)
+{
+    if (n < 1 || (n & (n - 1)))
+        return -1;
+    int32_t s = 0;
+    while (((int64_t)1 << s) < n)
+        s++;
+    return s;
+}
+
 void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
 {
     psl_dsliced *m = &d->s;
@@ -58,6 +69,8 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->nrows = A->nrows;
     m->ncols = A->ncols;
     m->dblock = psl_dblock(A);
+    m->sigma_shift = psl_exact_log2(m->sigma);
+    m->dblock_shift = psl_exact_log2(m->dblock);
     m->kleft = A->kleft;
     m->words = (const uint32_t *)d->d_words;
     m->D = A->delta_bits;

@@ -25,9 +25,8 @@ struct psl_dsliced {
     int32_t nrows, ncols;
     int32_t dblock; /* rows of uniform PackSELL start column (psl_dblock) */
     int64_t kleft;
-    /* log2 of sigma and dblock when they are powers of two, else -1: set per
-     * launch by psl_dsliced_for_launch (vec_ops.cuh) so the kernels shift
-     * instead of dividing */
+    /* log2 of sigma and dblock when they are powers of two, else -1, so the
+     * kernels shift instead of dividing */
     int32_t sigma_shift, dblock_shift;
     /* PackSELL */
     const uint32_t *words;

@@ -4,8 +4,9 @@
  * start of its PackSELL column block, and the y index it writes under
  * implicit permutation. The kernels are instantiated for C = 32 (the
  * default, a compile-time constant: the per-row division and the
- * per-position offsets cost nothing) and for any C. Divisions by sigma and the column block
- * become shifts when those are powers of two (psl_dsliced_for_launch).
+ * per-position offsets cost nothing) and for any C. Divisions by sigma and
+ * the column block become shifts when those are powers of two (the shifts
+ * are set with the other kernel parameters, psl_dmatrix_set_sliced).
  */
 #ifndef PSL_CUDA_SLICED_ROW_CUH
 #define PSL_CUDA_SLICED_ROW_CUH
@@ -15,26 +16,6 @@
 /* Slice height compiled in: kernels are instantiated for CC = 32 and for
  * CC = 0 (any C, read from the matrix). */
 #define PSL_CC_FIXED 32
-
-/* log2(n) when n is a power of two >= 1, else -1. */
-static inline int32_t psl_exact_log2(int64_t n)
-{
-    if (n < 1 || (n & (n - 1)))
-        return -1;
-    int32_t s = 0;
-    while (((int64_t)1 << s) < n)
-        s++;
-    return s;
-}
-
-/* The kernel parameters of dA for one launch (shifts filled in). */
-static inline psl_dsliced psl_dsliced_for_launch(const psl_dmatrix *dA)
-{
-    psl_dsliced m = dA->s;
-    m.sigma_shift = psl_exact_log2(m.sigma);
-    m.dblock_shift = psl_exact_log2(m.dblock);
-    return m;
-}
 
 /* floor(i / n) * n, with a shift when n == 2^shift (shift >= 0). */
 __device__ __forceinline__ uint32_t psl_round_down(uint32_t i, int32_t n, int32_t shift)

@@ -141,7 +141,7 @@ template <class V, int FAM>
 static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, cudaStream_t stream)
 {
-    const psl_dsliced m = psl_dsliced_for_launch(dA);
+    const psl_dsliced &m = dA->s;
     psl_pack_codec k;
     k.dmask2 = ((1u << m.D) - 1u) << 1;
     k.vmask = ~(k.dmask2 | 1u);

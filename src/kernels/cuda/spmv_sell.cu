@@ -97,7 +97,7 @@ template <class V, int VT>
 static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, cudaStream_t stream)
 {
-    const psl_dsliced m = psl_dsliced_for_launch(dA);
+    const psl_dsliced &m = dA->s;
     const unsigned grid = psl_cuda_grid(dA, dA->nrows);
     const typename V::elem *xx = (const typename V::elem *)x;
     typename V::elem *yy = (typename V::elem *)y;
