@@ -4,11 +4,15 @@
 # that each device call stays inside its time limit.
 #
 #   bash bench/run_suite.sh [--device cuda|cpu] [--part K/N] [--done DIR] [--limit SEC]
+#                           [--only NAME,NAME,...]
 #
 # --part K/N   only lines whose index % N == K (0-based)
 # --done DIR   skip matrices whose NAME.json is already in DIR (the results
 #              committed from earlier calls, e.g. bench/results/suite-DATE)
 # --limit SEC  start no new matrix after SEC seconds (default 540)
+# --only LIST  only the matrices named in the comma-separated LIST
+# PSL_BENCH_BIN: a packsell binary already built (default: build-suite/packsell,
+#              built here when missing)
 # Every matrix is benchmarked row-scaled (--scale rows: G^-1 A, so that FP16
 # holds any matrix, as in the paper's accuracy setting).
 # Output: $OUT/NAME.json and $OUT/NAME.txt per matrix, $OUT/suite-log.txt.
@@ -18,13 +22,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/psl-suite}
-DEVICE=cuda PART=0/1 DONE="" LIMIT=540
+DEVICE=cuda PART=0/1 DONE="" LIMIT=540 ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) DEVICE=$2; shift 2 ;;
     --part) PART=$2; shift 2 ;;
     --done) DONE=$2; shift 2 ;;
     --limit) LIMIT=$2; shift 2 ;;
+    --only) ONLY=",$2,"; shift 2 ;;
     --stage) mkdir -p .suite-matrices && cp "${PSL_MATRIX_DIR:-../shared/matrices}"/*.mtx .suite-matrices/ &&
              echo "staged $(ls .suite-matrices | wc -l) matrices in .suite-matrices/"; exit $? ;;
     *) echo "run_suite.sh: unknown option $1" >&2; exit 2 ;;
@@ -33,7 +38,7 @@ done
 K=${PART%/*} N=${PART#*/}
 mkdir -p "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"
-BIN=build-suite/packsell
+BIN=${PSL_BENCH_BIN:-build-suite/packsell}
 if [ ! -x "$BIN" ]; then
   cmake -S . -B build-suite -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSL_BUILD_TESTS=OFF >"$OUT/build.txt" 2>&1 &&
     cmake --build build-suite --target packsell -j "$(nproc)" >>"$OUT/build.txt" 2>&1 ||
@@ -51,6 +56,7 @@ while IFS=$'\t' read -r name source kind; do
   case "$name" in ''|'#'*) continue ;; esac
   i=$((i + 1))
   [ $((i % N)) -eq "$K" ] || continue
+  [ -z "$ONLY" ] || [[ "$ONLY" == *",$name,"* ]] || continue
   if [ -n "$DONE" ] && [ -f "$DONE/$name.json" ]; then skipped=$((skipped + 1)); continue; fi
   if [ $(($(date +%s) - START)) -ge "$LIMIT" ]; then echo "time limit: stopping before $name" | tee -a "$OUT/suite-log.txt"; break; fi
   src=$source

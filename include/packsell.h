@@ -444,8 +444,10 @@ void psl_dmatrix_destroy(psl_dmatrix **dA);
 /* Same statistics as psl_matrix_get_info of the uploaded matrix. */
 psl_status psl_dmatrix_get_info(const psl_dmatrix *dA, psl_matrix_info *info);
 
-/* Bytes of device workspace psl_dspmv needs for this matrix and vector type
- * (0 for SELL/PackSELL; cuSPARSE's buffer for CSR). */
+/* Bytes of device workspace psl_dspmv needs for this matrix and vector type:
+ * cuSPARSE's buffer for CSR; for SELL/PackSELL with C = 32 and slices of 64
+ * or more positions, one partial sum per row of each block of 256 positions
+ * of those slices (their rows are summed by several warps); else 0. */
 psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
                                     size_t *bytes);
 
@@ -453,7 +455,9 @@ psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
  * (ncols) and d_y (nrows) are device arrays of vec_type (FP64, FP32, FP16;
  * accumulation FP64 for FP64 vectors, FP32 otherwise); beta == 0: y is not
  * read. No allocation, no synchronization: CUDA-graph capturable. Results
- * are bitwise deterministic run to run. workspace: device memory of at least
+ * are bitwise deterministic run to run (SELL/PackSELL: equal to psl_spmv's
+ * bits except in rows of slices split over warps, whose partial sums are
+ * added in a fixed order of their own). workspace: device memory of at least
  * psl_dspmv_workspace_size bytes (may be NULL when that is 0). */
 psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void *d_x, double beta,
                      void *d_y, psl_scalar vec_type, void *workspace,

@@ -10,10 +10,8 @@
 
 #include <string.h>
 
-/* *dst = a new device array holding n elements of size bytes from src
- * (NULL when n == 0), copied asynchronously on stream. */
-static psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size,
-                            cudaStream_t stream, const char *what)
+psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaStream_t stream,
+                     const char *what)
 {
     *dst = NULL;
     if (n <= 0)
@@ -37,8 +35,9 @@ static psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size,
 void psl_dmatrix_free(psl_dmatrix *d)
 {
     psl_cuda_csr_release(d);
-    void *arrays[] = {d->d_slice_ptr, d->d_perm,   d->d_words,   d->d_col,
-                      d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val};
+    void *arrays[] = {d->d_slice_ptr, d->d_perm,    d->d_words,   d->d_col,
+                      d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val,
+                      d->d_wblk,      d->d_wsl,     d->d_ckpt};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         if (arrays[i])
             (void)cudaFree(arrays[i]);
@@ -78,6 +77,10 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->scale = A->format == PSL_FORMAT_PACKSELL ? psl_codec_decode_scale(A->codec.exp_bits) : 1.0f;
     m->col = (const int32_t *)d->d_col;
     m->val = d->d_val;
+    m->wide_min = UINT32_MAX; /* no long-row split until psl_dmatrix_setup_wide */
+    m->n_wblk = 0;
+    m->wblk = NULL;
+    m->ckpt = NULL;
 }
 
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
@@ -99,7 +102,7 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
                           "SELL values"));
     }
     psl_dmatrix_set_sliced(d, A);
-    return PSL_OK;
+    return psl_dmatrix_setup_wide(d, A->slice_ptr, s);
 }
 
 /* The CSR arrays with one index width for cuSPARSE: 32-bit row offsets and

@@ -9,6 +9,7 @@
 #define PSL_CUDA_DMATRIX_CUH
 
 #include "gateway.cuh"
+#include "long_rows.h"
 
 #include <mutex>
 
@@ -35,6 +36,15 @@ struct psl_dsliced {
     /* SELL */
     const int32_t *col;
     const void *val;
+    /* Long rows (long_rows.h): slices at least wide_min positions wide
+     * (UINT32_MAX: none) are run by the first n_wblk blocks, block b on
+     * segments wblk[b].y .. +PSL_WIDE_WARPS-1 of slice wblk[b].x; PackSELL
+     * reads each segment's starting doubled column from ckpt
+     * ([block * PSL_WIDE_WARPS + warp][lane]). */
+    uint32_t wide_min;
+    int32_t n_wblk;
+    const int2 *wblk;
+    const uint32_t *ckpt;
 };
 
 /*
@@ -55,6 +65,9 @@ struct psl_dmatrix {
 
     psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
     void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
+    /* long rows: per wide slice (slice, first block), then (nslices, n_wblk) */
+    int32_t n_wslice;
+    void *d_wblk, *d_wsl, *d_ckpt;
 
     /* CSR through cuSPARSE (only when nrows, ncols and nnz are all > 0) */
     void *d_row_ptr, *d_csr_col, *d_csr_val;
@@ -74,6 +87,16 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A);
 /* The kernel parameters of the sliced part (d->s) from A's fields and the
  * device arrays d->d_*; perm only for implicit permutation. */
 void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
+/* The long-row tables of a sliced device matrix whose d->s is set
+ * (wide.cu): wide slices from the host copy of the slice offsets h_sp
+ * (NULL: copied back from the device), PackSELL checkpoints computed on the
+ * device. No-op unless C == PSL_WIDE_C and some slice is wide. Ends with
+ * the stream synchronized. */
+psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
+/* *dst = a new device array holding n elements of size bytes from host src
+ * (NULL when n == 0), copied asynchronously on stream (dmatrix.cu). */
+psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaStream_t stream,
+                     const char *what);
 /* Free everything a (partial) device matrix holds, and the object. */
 void psl_dmatrix_free(psl_dmatrix *d);
 
@@ -113,11 +136,20 @@ static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
 /* Kernel launchers: arguments checked by the dispatcher, alpha/beta already
  * rounded to the accumulation type by the caller's vector type. Each one
  * launches on `stream` and returns the launch status. */
+/* The sliced launchers take the workspace of psl_cuda_wide_ws_bytes (the
+ * long rows' partial sums). */
 psl_status psl_cuda_sell_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
-                              void *y, psl_scalar vec_type, cudaStream_t stream);
+                              void *y, psl_scalar vec_type, void *workspace,
+                              cudaStream_t stream);
 psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const void *x,
-                                  double beta, void *y, psl_scalar vec_type,
+                                  double beta, void *y, psl_scalar vec_type, void *workspace,
                                   cudaStream_t stream);
+/* Workspace bytes of a sliced matrix: one partial sum per row of every
+ * long-row block, in the accumulation type of vec_type. */
+static inline size_t psl_cuda_wide_ws_bytes(const psl_dmatrix *dA, psl_scalar vec_type)
+{
+    return (size_t)dA->s.n_wblk * PSL_WIDE_C * (vec_type == PSL_FP64 ? 8 : 4);
+}
 /* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */
 psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,
                                psl_scalar vec_type, cudaStream_t stream);

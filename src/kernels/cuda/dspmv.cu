@@ -31,8 +31,10 @@ static psl_status psl_dcheck_vec_type(psl_scalar vec_type)
 static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, size_t *bytes)
 {
     *bytes = 0;
-    if (dA->format != PSL_FORMAT_CSR)
+    if (dA->format != PSL_FORMAT_CSR) { /* partial sums of the long rows, if any */
+        *bytes = psl_cuda_wide_ws_bytes(dA, vec_type);
         return PSL_OK;
+    }
     PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
     if (dA->sp) /* cuSPARSE set up: the matrix has rows, columns and entries */
         *bytes = dA->ws_bytes[vec_type];
@@ -80,12 +82,12 @@ extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void 
     PSL_TRY(psl_dworkspace(dA, vec_type, &need));
     if (need > 0 && !workspace)
         return psl_error(PSL_ERR_NULL_POINTER,
-                         "device SpMV workspace is NULL but this CSR matrix needs %zu bytes "
+                         "device SpMV workspace is NULL but this matrix needs %zu bytes "
                          "(psl_dspmv_workspace_size)",
                          need);
     if (need > workspace_bytes)
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV workspace of %zu bytes is too small: this CSR matrix needs "
+                         "device SpMV workspace of %zu bytes is too small: this matrix needs "
                          "%zu bytes (psl_dspmv_workspace_size)",
                          workspace_bytes, need);
     int dev = -1;
@@ -107,9 +109,10 @@ extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void 
     switch (dA->format) {
     case PSL_FORMAT_CSR:
         return psl_cuda_csr_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
-    case PSL_FORMAT_SELL: return psl_cuda_sell_spmv(dA, alpha, d_x, beta, d_y, vec_type, s);
+    case PSL_FORMAT_SELL:
+        return psl_cuda_sell_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
     case PSL_FORMAT_PACKSELL:
-        return psl_cuda_packsell_spmv(dA, alpha, d_x, beta, d_y, vec_type, s);
+        return psl_cuda_packsell_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
     }
     return psl_error(PSL_ERR_INTERNAL, "device SpMV: matrix format %d", (int)dA->format);
 }

@@ -12,9 +12,12 @@
  * flag-0 words (dummies, padding) are selected away and x is not even read
  * for them. The loop is written for few instructions per word (the kernel
  * is issue-bound otherwise, bench/NOTES.md): C compiled in, a doubled
- * column, shifts instead of divisions, 32-bit counters.
+ * column, shifts instead of divisions, 32-bit counters. Long rows (C = 32,
+ * long_rows.h): the first blocks take segments of the wide slices, each
+ * starting from its checkpointed column; rows of wide slices are skipped by
+ * the one-thread-per-row part and finished by psl_wide_finish.
  */
-#include "sliced_row.cuh"
+#include "wide.cuh"
 
 #include "format/word.h"
 
@@ -50,14 +53,15 @@ __device__ __forceinline__ uint32_t psl_pack_dmask2(const psl_pack_codec &k)
 }
 
 /* Load U word positions of one row from p (position stride C; immediate
- * offsets when C is compiled in). */
+ * offsets when C is compiled in); only the first n when n < U, the others
+ * read as 0 (flag 0, delta 0: they change nothing). */
 template <int CC, int U>
 __device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, uint32_t C,
-                                              uint32_t (&w)[U])
+                                              uint32_t (&w)[U], uint32_t n = U)
 {
 #pragma unroll
     for (int u = 0; u < U; u++)
-        w[u] = __ldg(p + (CC ? (uint32_t)(u * CC) : u * C));
+        w[u] = (uint32_t)u < n ? __ldg(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
 }
 
 /* Use U loaded words: the running column, then the x loads, then the sums
@@ -90,10 +94,11 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
             t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), xv[u]);
 }
 
-/* The whole row: width positions from p, U at a time, then the rest one by
- * one. (Software-pipelining the next U loads before the current x gathers,
- * and a TMA bulk prefetch of each slice into L2, were measured and did not
- * help: bench/NOTES.md.) */
+/* The whole row: width positions from p, U at a time, the last group
+ * predicated (its loads in flight together instead of one round trip per
+ * remaining word: short rows are latency-bound). (Software-pipelining the
+ * next U loads before the current x gathers, and a TMA bulk prefetch of
+ * each slice into L2, were measured and did not help: bench/NOTES.md.) */
 template <class V, int FAM, int CC, int U>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
@@ -101,16 +106,16 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
                                              const psl_pack_codec &k)
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
-    const uint32_t groups = width / U;
+    const uint32_t groups = width / U, rem = width - groups * U;
     for (uint32_t g = 0; g < groups; g++, p += U * stride) {
         uint32_t w[U];
         psl_pack_load<CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
-    for (uint32_t j = groups * U; j < width; j++, p += stride) {
-        uint32_t w1[1];
-        psl_pack_load<CC, 1>(p, C, w1);
-        psl_pack_use<V, FAM, 1>(w1, c2, t, x, k);
+    if (rem > 0) {
+        uint32_t w[U];
+        psl_pack_load<CC, U>(p, C, w, rem);
+        psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
 }
 
@@ -118,68 +123,97 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
 #define PSL_PACK_UNROLL 4
 #endif
 
+/* A long-row block: each warp one segment of a wide slice, from its
+ * checkpointed column; partial sums to part. */
+template <class V, int FAM>
+__device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pack_codec &k,
+                                              const typename V::elem *__restrict__ x,
+                                              typename V::acc *__restrict__ part)
+{
+    const psl_wide_seg g = psl_wide_seg_of(m);
+    typename V::acc t = 0;
+    if (g.n > 0)
+        psl_pack_row<V, FAM, PSL_WIDE_C, PSL_PACK_UNROLL>(m.words + g.q, g.n, PSL_WIDE_C,
+                                                          __ldg(m.ckpt + g.ckpt), t, x, k);
+    psl_wide_store(t, part);
+}
+
 template <class V, int FAM, int CC>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
-                        bool use_beta)
+                        bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
-    const uint32_t stride = gridDim.x * blockDim.x;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows; i += stride) {
+    const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
+    if ((int32_t)blockIdx.x < nw) {
+        psl_pack_wide<V, FAM>(m, k, x, part);
+        return;
+    }
+    const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
+    for (uint32_t i = (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows;
+         i += stride) {
         const psl_row_slot r = psl_row_slot_of<CC>(m, i);
+        if (r.width >= m.wide_min)
+            continue;
+        const int64_t o = psl_out_row(m, i); /* its perm load overlaps the row's */
         const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
         uint32_t c2 = 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
         ACC t = 0;
         psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(m.words + r.first, r.width, C, c2, t, x, k);
-        V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
+        V::finish(y, o, t, a, b, use_beta);
     }
 }
 
 template <class V, int FAM>
 static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
-                                  void *y, cudaStream_t stream)
+                                  void *y, void *workspace, cudaStream_t stream)
 {
+    typedef typename V::acc ACC;
     const psl_dsliced &m = dA->s;
     psl_pack_codec k;
     k.dmask2 = ((1u << m.D) - 1u) << 1;
     k.vmask = ~(k.dmask2 | 1u);
     k.e = m.e;
     k.scale = m.scale;
-    const unsigned grid = psl_cuda_grid(dA, dA->nrows);
+    const unsigned grid = psl_sliced_grid(dA);
     const typename V::elem *xx = (const typename V::elem *)x;
     typename V::elem *yy = (typename V::elem *)y;
-    const typename V::acc a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    ACC *part = (ACC *)workspace;
     if (m.C == PSL_CC_FIXED)
         psl_packsell_kernel<V, FAM, PSL_CC_FIXED>
-            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0);
+            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
     else
-        psl_packsell_kernel<V, FAM, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0);
-    return psl_cuda_launch_status("PackSELL SpMV");
+        psl_packsell_kernel<V, FAM, 0>
+            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
+    PSL_TRY(psl_cuda_launch_status("PackSELL SpMV"));
+    return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
 }
 
 template <int FAM>
 static psl_status psl_pack_by_vec(const psl_dmatrix *dA, double alpha, const void *x,
-                                  double beta, void *y, psl_scalar vec_type, cudaStream_t stream)
+                                  double beta, void *y, psl_scalar vec_type, void *ws,
+                                  cudaStream_t stream)
 {
     switch (vec_type) {
-    case PSL_FP64: return psl_pack_launch<psl_vec64, FAM>(dA, alpha, x, beta, y, stream);
-    case PSL_FP32: return psl_pack_launch<psl_vec32, FAM>(dA, alpha, x, beta, y, stream);
-    case PSL_FP16: return psl_pack_launch<psl_vec16, FAM>(dA, alpha, x, beta, y, stream);
+    case PSL_FP64: return psl_pack_launch<psl_vec64, FAM>(dA, alpha, x, beta, y, ws, stream);
+    case PSL_FP32: return psl_pack_launch<psl_vec32, FAM>(dA, alpha, x, beta, y, ws, stream);
+    case PSL_FP16: return psl_pack_launch<psl_vec16, FAM>(dA, alpha, x, beta, y, ws, stream);
     default: break;
     }
     return psl_error(PSL_ERR_INTERNAL, "PackSELL device SpMV: vector type %d", (int)vec_type);
 }
 
 psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const void *x,
-                                  double beta, void *y, psl_scalar vec_type,
+                                  double beta, void *y, psl_scalar vec_type, void *ws,
                                   cudaStream_t stream)
 {
     const psl_codec cd = dA->codec;
     if (cd.exp_bits == 8)
-        return psl_pack_by_vec<PSL_FAM_E8>(dA, alpha, x, beta, y, vec_type, stream);
+        return psl_pack_by_vec<PSL_FAM_E8>(dA, alpha, x, beta, y, vec_type, ws, stream);
     if (cd.exp_bits == 5 && cd.man_bits == 10)
-        return psl_pack_by_vec<PSL_FAM_F16>(dA, alpha, x, beta, y, vec_type, stream);
-    return psl_pack_by_vec<PSL_FAM_GEN>(dA, alpha, x, beta, y, vec_type, stream);
+        return psl_pack_by_vec<PSL_FAM_F16>(dA, alpha, x, beta, y, vec_type, ws, stream);
+    return psl_pack_by_vec<PSL_FAM_GEN>(dA, alpha, x, beta, y, vec_type, ws, stream);
 }

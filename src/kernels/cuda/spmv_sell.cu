@@ -8,9 +8,11 @@
  * Per row, in stored order: entries add value*x[col] to the sum (multiply,
  * then add, each rounded, or one FMA where the product is exact: the bits of
  * the CPU kernels); padding (column -1) is selected away and x is not read
- * for it.
+ * for it. Long rows (C = 32, long_rows.h): the first blocks take segments
+ * of the wide slices, warp by warp; the one-thread-per-row part skips those
+ * rows and psl_wide_finish writes them.
  */
-#include "sliced_row.cuh"
+#include "wide.cuh"
 
 /* Stored value k of each SELL value type, in its natural float type. */
 template <int VT> struct psl_sell_val;
@@ -40,12 +42,13 @@ template <> struct psl_sell_val<PSL_BF16> {
 };
 
 /* U positions of one row from entry index q (position stride C; immediate
- * offsets when C is compiled in): loads of columns and values first, then
- * the x loads, then the sums in stored order. */
+ * offsets when C is compiled in), only the first n when n < U: loads of
+ * columns and values first, then the x loads, then the sums in stored
+ * order. */
 template <class V, int VT, int CC, int U>
 __device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V::acc &t,
                                                const typename V::elem *__restrict__ x,
-                                               const psl_dsliced &m)
+                                               const psl_dsliced &m, uint32_t n = U)
 {
     typedef typename V::acc ACC;
     const bool exact = VT == PSL_FP16 && sizeof(typename V::elem) == 2;
@@ -54,8 +57,8 @@ __device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-        col[u] = __ldg(m.col + e);
-        val[u] = psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e));
+        col[u] = (uint32_t)u < n ? __ldg(m.col + e) : -1;
+        val[u] = (uint32_t)u < n ? psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e)) : (ACC)0;
     }
 #pragma unroll
     for (int u = 0; u < U; u++)
@@ -71,65 +74,93 @@ __device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V
 #define PSL_SELL_UNROLL 4
 #endif
 
+/* width positions of one row from entry q into t, PSL_SELL_UNROLL at a
+ * time, the last group predicated (its loads in flight together: short rows
+ * are latency-bound). */
+template <class V, int VT, int CC>
+__device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
+                                             typename V::acc &t,
+                                             const typename V::elem *__restrict__ x,
+                                             const psl_dsliced &m)
+{
+    uint32_t j = 0;
+    for (; j + PSL_SELL_UNROLL <= width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
+        psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
+    if (j < width)
+        psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m, width - j);
+}
+
 template <class V, int VT, int CC>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
-                    bool use_beta)
+                    bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
-    const uint32_t stride = gridDim.x * blockDim.x;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows; i += stride) {
-        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
-        int64_t q = r.first;
+    const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
+    if ((int32_t)blockIdx.x < nw) { /* a long-row block: one segment per warp */
+        const psl_wide_seg g = psl_wide_seg_of(m);
         ACC t = 0;
-        uint32_t j = 0;
-        for (; j + PSL_SELL_UNROLL <= r.width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
-            psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
-        for (; j < r.width; j++, q += C)
-            psl_sell_steps<V, VT, CC, 1>(q, C, t, x, m);
-        V::finish(y, psl_out_row(m, i), t, a, b, use_beta);
+        psl_sell_row<V, VT, CC>(g.q, g.n, C, t, x, m);
+        psl_wide_store(t, part);
+        return;
+    }
+    const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
+    for (uint32_t i = (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows;
+         i += stride) {
+        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
+        if (r.width >= m.wide_min)
+            continue;
+        const int64_t o = psl_out_row(m, i); /* its perm load overlaps the row's */
+        ACC t = 0;
+        psl_sell_row<V, VT, CC>(r.first, r.width, C, t, x, m);
+        V::finish(y, o, t, a, b, use_beta);
     }
 }
 
 template <class V, int VT>
 static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
-                                  void *y, cudaStream_t stream)
+                                  void *y, void *workspace, cudaStream_t stream)
 {
+    typedef typename V::acc ACC;
     const psl_dsliced &m = dA->s;
-    const unsigned grid = psl_cuda_grid(dA, dA->nrows);
+    const unsigned grid = psl_sliced_grid(dA);
     const typename V::elem *xx = (const typename V::elem *)x;
     typename V::elem *yy = (typename V::elem *)y;
-    const typename V::acc a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
+    ACC *part = (ACC *)workspace;
     if (m.C == PSL_CC_FIXED)
-        psl_sell_kernel<V, VT, PSL_CC_FIXED><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0);
+        psl_sell_kernel<V, VT, PSL_CC_FIXED>
+            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0, part);
     else
-        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0);
-    return psl_cuda_launch_status("SELL SpMV");
+        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0, part);
+    PSL_TRY(psl_cuda_launch_status("SELL SpMV"));
+    return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
 }
 
 template <int VT>
 static psl_status psl_sell_by_vec(const psl_dmatrix *dA, double alpha, const void *x,
-                                  double beta, void *y, psl_scalar vec_type, cudaStream_t stream)
+                                  double beta, void *y, psl_scalar vec_type, void *ws,
+                                  cudaStream_t stream)
 {
     switch (vec_type) {
-    case PSL_FP64: return psl_sell_launch<psl_vec64, VT>(dA, alpha, x, beta, y, stream);
-    case PSL_FP32: return psl_sell_launch<psl_vec32, VT>(dA, alpha, x, beta, y, stream);
-    case PSL_FP16: return psl_sell_launch<psl_vec16, VT>(dA, alpha, x, beta, y, stream);
+    case PSL_FP64: return psl_sell_launch<psl_vec64, VT>(dA, alpha, x, beta, y, ws, stream);
+    case PSL_FP32: return psl_sell_launch<psl_vec32, VT>(dA, alpha, x, beta, y, ws, stream);
+    case PSL_FP16: return psl_sell_launch<psl_vec16, VT>(dA, alpha, x, beta, y, ws, stream);
     default: break;
     }
     return psl_error(PSL_ERR_INTERNAL, "SELL device SpMV: vector type %d", (int)vec_type);
 }
 
 psl_status psl_cuda_sell_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
-                              void *y, psl_scalar vec_type, cudaStream_t stream)
+                              void *y, psl_scalar vec_type, void *ws, cudaStream_t stream)
 {
     switch (dA->value_type) {
-    case PSL_FP64: return psl_sell_by_vec<PSL_FP64>(dA, alpha, x, beta, y, vec_type, stream);
-    case PSL_FP32: return psl_sell_by_vec<PSL_FP32>(dA, alpha, x, beta, y, vec_type, stream);
-    case PSL_FP16: return psl_sell_by_vec<PSL_FP16>(dA, alpha, x, beta, y, vec_type, stream);
-    case PSL_BF16: return psl_sell_by_vec<PSL_BF16>(dA, alpha, x, beta, y, vec_type, stream);
+    case PSL_FP64: return psl_sell_by_vec<PSL_FP64>(dA, alpha, x, beta, y, vec_type, ws, stream);
+    case PSL_FP32: return psl_sell_by_vec<PSL_FP32>(dA, alpha, x, beta, y, vec_type, ws, stream);
+    case PSL_FP16: return psl_sell_by_vec<PSL_FP16>(dA, alpha, x, beta, y, vec_type, ws, stream);
+    case PSL_BF16: return psl_sell_by_vec<PSL_BF16>(dA, alpha, x, beta, y, vec_type, ws, stream);
     }
     return psl_error(PSL_ERR_INTERNAL, "SELL device SpMV: value type %d", (int)dA->value_type);
 }
