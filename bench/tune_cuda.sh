@@ -1,33 +1,56 @@
 #!/usr/bin/env bash
-# tune_cuda.sh -- build the CUDA kernels with several settings of the tuning
-# knobs of src/kernels/cuda/dmatrix.cuh and the unroll depths, and time our
-# SELL/PackSELL kernels next to cuSPARSE SELL on a few matrices, one call.
+# tune_cuda.sh -- build the CUDA kernels with several settings of the
+# compile-time knobs (dmatrix.cuh, long_rows.h, the unroll and pipelining
+# depths of spmv_*.cu), all builds in parallel, then time our SELL/PackSELL
+# kernels next to cuSPARSE SELL on a few matrices (row-scaled), one call.
 # Usage (device tool): bash bench/tune_cuda.sh [SPEC...]
+#   TUNE_VARIANTS   name=flags lines (default: the shipped settings and one other)
+#   TUNE_KERNELS    comma list for --kernels
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"
 SPECS=("$@")
 [ ${#SPECS[@]} -eq 0 ] && SPECS=(gen:hpcg:7:7:7 gen:lap2d:2048)
-KERNELS=packsell-fp16,packsell-e8m21,sell-fp16,sell-fp32,cusparse-sell-fp16,cusparse-sell-fp32
-# Variants: name=flags pairs, one per line (override with $TUNE_VARIANTS).
+KERNELS=${TUNE_KERNELS:-packsell-fp16,packsell-e8m21,sell-fp16,sell-fp32,cusparse-sell-fp16,cusparse-sell-fp32}
 VARIANTS=${TUNE_VARIANTS:-"v0-default=
-v4-full-minb8-u16=-DPSL_CUDA_GRID_FULL=1 -DPSL_CUDA_MINB=8 -DPSL_PACK_UNROLL=16 -DPSL_SELL_UNROLL=8"}
+v1-unroll8=-DPSL_PACK_UNROLL=8 -DPSL_SELL_UNROLL=8"}
 declare -A V=()
 while IFS= read -r line; do
   [ -n "$line" ] && V[${line%%=*}]="${line#*=}"
 done <<<"$VARIANTS"
-for v in $(echo "${!V[@]}" | tr ' ' '\n' | sort); do
+NAMES=$(echo "${!V[@]}" | tr ' ' '\n' | sort)
+JOBS=$(( $(nproc) / $(echo "$NAMES" | wc -l) ))
+[ "$JOBS" -ge 1 ] || JOBS=1
+for v in $NAMES; do
+  (d=build-tune-$v
+   cmake -S . -B $d -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+     -DPSL_BUILD_TESTS=OFF "-DCMAKE_CUDA_FLAGS=${V[$v]}" >"$OUT/build-$v.txt" 2>&1 &&
+     cmake --build $d --target packsell -j "$JOBS" >>"$OUT/build-$v.txt" 2>&1 ||
+     echo "$v: build failed" >>"$OUT/build-$v.txt") &
+done
+wait
+for v in $NAMES; do
   d=build-tune-$v
-  cmake -S . -B $d -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DPSL_BUILD_TESTS=OFF "-DCMAKE_CUDA_FLAGS=${V[$v]}" >"$OUT/build-$v.txt" 2>&1 &&
-    cmake --build $d --target packsell -j "$(nproc)" >>"$OUT/build-$v.txt" 2>&1 ||
-    { echo "$v: build failed"; tail -5 "$OUT/build-$v.txt"; continue; }
+  [ -x $d/packsell ] || { echo "$v: build failed"; tail -5 "$OUT/build-$v.txt"; continue; }
   cuobjdump --dump-resource-usage $d/CMakeFiles/psl_objects.dir/src/kernels/cuda/spmv_packsell.cu.o 2>/dev/null |
     grep -o 'REG:[0-9]*\|STACK:[0-9]*' | sort | uniq -c | tr '\n' ' ' >"$OUT/regs-$v.txt"
   for s in "${SPECS[@]}"; do
-    echo "== $v ${V[$v]} $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" | tee -a "$OUT/tune.txt"
-    $d/packsell bench "$s" --device cuda --kernels $KERNELS 2>&1 |
-      grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' | awk '{printf "  %-20s %9s us\n", $1, $6}' | tee -a "$OUT/tune.txt"
+    echo "== $v ${V[$v]} $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" >>"$OUT/tune.txt"
+    $d/packsell bench "$s" --device cuda --scale rows --kernels $KERNELS 2>&1 |
+      grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
+      awk -v v="$v" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
   done
-done
+done >"$OUT/tune-progress.txt"
+# table: one row per matrix x kernel, one column per variant
+python3 - "$OUT/tune.tsv" <<'PY'
+import sys, collections
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+vs = sorted({r[0] for r in rows})
+t = collections.OrderedDict()
+for v, s, k, us in rows:
+    t.setdefault((s, k), {})[v] = us
+print("%-24s %-20s" % ("matrix", "kernel") + "".join("%14s" % v[:14] for v in vs))
+for (s, k), d in t.items():
+    print("%-24s %-20s" % (s[:24], k) + "".join("%14s" % d.get(v, "-") for v in vs))
+PY

@@ -59,9 +59,15 @@ template <int CC, int U>
 __device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, uint32_t C,
                                               uint32_t (&w)[U], uint32_t n = U)
 {
+    if (n >= (uint32_t)U) { /* warp-uniform at C = 32: a slice's rows share n */
 #pragma unroll
-    for (int u = 0; u < U; u++)
-        w[u] = (uint32_t)u < n ? __ldg(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
+        for (int u = 0; u < U; u++)
+            w[u] = __ldg(p + (CC ? (uint32_t)(u * CC) : u * C));
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            w[u] = (uint32_t)u < n ? __ldg(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
+    }
 }
 
 /* Use U loaded words: the running column, then the x loads, then the sums
@@ -94,6 +100,13 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
             t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), xv[u]);
 }
 
+#ifndef PSL_PACK_UNROLL
+#define PSL_PACK_UNROLL 4
+#endif
+#ifndef PSL_PACK_PIPE
+#define PSL_PACK_PIPE 0
+#endif
+
 /* The whole row: width positions from p, U at a time, the last group
  * predicated (its loads in flight together instead of one round trip per
  * remaining word: short rows are latency-bound). (Software-pipelining the
@@ -106,6 +119,23 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
                                              const psl_pack_codec &k)
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
+#if PSL_PACK_PIPE
+    /* the next group's words are loaded before this group's x gathers */
+    uint32_t w[U];
+    psl_pack_load<CC, U>(p, C, w, width);
+    for (uint32_t j = U;; j += U) {
+        uint32_t wn[U];
+        p += U * stride;
+        psl_pack_load<CC, U>(p, C, wn, j < width ? width - j : 0u);
+        psl_pack_use<V, FAM, U>(w, c2, t, x, k);
+        if (j >= width)
+            break;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            w[u] = wn[u];
+    }
+    return;
+#endif
     const uint32_t groups = width / U, rem = width - groups * U;
     for (uint32_t g = 0; g < groups; g++, p += U * stride) {
         uint32_t w[U];
@@ -119,9 +149,6 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
     }
 }
 
-#ifndef PSL_PACK_UNROLL
-#define PSL_PACK_UNROLL 4
-#endif
 
 /* A long-row block: each warp one segment of a wide slice, from its
  * checkpointed column; partial sums to part. */

@@ -41,37 +41,60 @@ template <> struct psl_sell_val<PSL_BF16> {
     }
 };
 
-/* U positions of one row from entry index q (position stride C; immediate
- * offsets when C is compiled in), only the first n when n < U: loads of
- * columns and values first, then the x loads, then the sums in stored
- * order. */
-template <class V, int VT, int CC, int U>
-__device__ __forceinline__ void psl_sell_steps(int64_t q, uint32_t C, typename V::acc &t,
-                                               const typename V::elem *__restrict__ x,
-                                               const psl_dsliced &m, uint32_t n = U)
+/* U positions of one row: columns (-1: nothing) and values in the
+ * accumulation type. */
+template <class ACC, int U> struct psl_sell_group {
+    int32_t col[U];
+    ACC val[U];
+};
+
+/* Load U positions of one row from entry index q (position stride C;
+ * immediate offsets when C is compiled in), only the first n when n < U. */
+template <class ACC, int VT, int CC, int U>
+__device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_dsliced &m,
+                                              psl_sell_group<ACC, U> &g, uint32_t n = U)
+{
+    if (n >= (uint32_t)U) { /* warp-uniform at C = 32: a slice's rows share n */
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
+            g.col[u] = __ldg(m.col + e);
+            g.val[u] = psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e));
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
+            g.col[u] = (uint32_t)u < n ? __ldg(m.col + e) : -1;
+            g.val[u] = (uint32_t)u < n ? psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e)) : (ACC)0;
+        }
+    }
+}
+
+/* Use a loaded group: the x loads, then the sums in stored order. */
+template <class V, int VT, int U>
+__device__ __forceinline__ void psl_sell_use(const psl_sell_group<typename V::acc, U> &g,
+                                             typename V::acc &t,
+                                             const typename V::elem *__restrict__ x)
 {
     typedef typename V::acc ACC;
     const bool exact = VT == PSL_FP16 && sizeof(typename V::elem) == 2;
-    int32_t col[U];
-    ACC val[U], xv[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-        col[u] = (uint32_t)u < n ? __ldg(m.col + e) : -1;
-        val[u] = (uint32_t)u < n ? psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e)) : (ACC)0;
-    }
+    ACC xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++)
-        if (col[u] >= 0) /* xv[u] is only read under the same condition */
-            xv[u] = V::x(x, (uint32_t)col[u]);
+        if (g.col[u] >= 0) /* xv[u] is only read under the same condition */
+            xv[u] = V::x(x, (uint32_t)g.col[u]);
 #pragma unroll
     for (int u = 0; u < U; u++)
-        if (col[u] >= 0)
-            t = psl_madd<exact>(t, val[u], xv[u]);
+        if (g.col[u] >= 0)
+            t = psl_madd<exact>(t, g.val[u], xv[u]);
 }
 
 #ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 4
+#endif
+#ifndef PSL_SELL_PIPE
+#define PSL_SELL_PIPE 0
 #endif
 
 /* width positions of one row from entry q into t, PSL_SELL_UNROLL at a
@@ -83,11 +106,35 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
                                              const typename V::elem *__restrict__ x,
                                              const psl_dsliced &m)
 {
+    typedef typename V::acc ACC;
+    const int U = PSL_SELL_UNROLL;
+    const uint32_t stride = CC ? (uint32_t)CC : C;
+#if PSL_SELL_PIPE
+    /* the next group's columns and values are loaded before this group's x */
+    psl_sell_group<ACC, U> g;
+    psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width);
+    for (uint32_t j = U;; j += U) {
+        psl_sell_group<ACC, U> gn;
+        q += U * stride;
+        psl_sell_load<ACC, VT, CC, U>(q, C, m, gn, j < width ? width - j : 0u);
+        psl_sell_use<V, VT, U>(g, t, x);
+        if (j >= width)
+            break;
+        g = gn;
+    }
+    return;
+#endif
     uint32_t j = 0;
-    for (; j + PSL_SELL_UNROLL <= width; j += PSL_SELL_UNROLL, q += PSL_SELL_UNROLL * C)
-        psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m);
-    if (j < width)
-        psl_sell_steps<V, VT, CC, PSL_SELL_UNROLL>(q, C, t, x, m, width - j);
+    for (; j + U <= width; j += U, q += U * stride) {
+        psl_sell_group<ACC, U> g;
+        psl_sell_load<ACC, VT, CC, U>(q, C, m, g);
+        psl_sell_use<V, VT, U>(g, t, x);
+    }
+    if (j < width) {
+        psl_sell_group<ACC, U> g;
+        psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width - j);
+        psl_sell_use<V, VT, U>(g, t, x);
+    }
 }
 
 template <class V, int VT, int CC>
