@@ -83,7 +83,7 @@ fi
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/compute-sanitizer/compute-sanitizer \
        /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
 for t in long_row_workspace bad_arguments graph_capture default_stream deterministic_over_runs \
-         edge_matrices_match_cpu generated_matrices_match_cpu; do
+         edge_matrices_match_cpu generated_matrices_match_cpu large_matrices_match_cpu; do
   left=$((DEADLINE - $(elapsed)))
   if [ -z "$CS" ]; then
     row "memcheck $t" "skipped" "-" "compute-sanitizer not found"

@@ -445,9 +445,9 @@ void psl_dmatrix_destroy(psl_dmatrix **dA);
 psl_status psl_dmatrix_get_info(const psl_dmatrix *dA, psl_matrix_info *info);
 
 /* Bytes of device workspace psl_dspmv needs for this matrix and vector type:
- * cuSPARSE's buffer for CSR; for SELL/PackSELL with C = 32 and slices of 64
- * or more positions, one partial sum per row of each block of 256 positions
- * of those slices (their rows are summed by several warps); else 0. */
+ * cuSPARSE's buffer for CSR; for SELL/PackSELL with C = 32 whose long rows
+ * are split over more than one block of warps, one partial sum per row and
+ * block (see src/kernels/cuda/long_rows.h); else 0. */
 psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
                                     size_t *bytes);
 

@@ -78,6 +78,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->col = (const int32_t *)d->d_col;
     m->val = d->d_val;
     m->wide_min = UINT32_MAX; /* no long-row split until psl_dmatrix_setup_wide */
+    m->wide_seg = 0;
     m->n_wblk = 0;
     m->wblk = NULL;
     m->ckpt = NULL;
@@ -102,7 +103,7 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
                           "SELL values"));
     }
     psl_dmatrix_set_sliced(d, A);
-    return psl_dmatrix_setup_wide(d, A->slice_ptr, s);
+    return psl_dmatrix_setup_wide(d, A->slice_ptr, 0, s);
 }
 
 /* The CSR arrays with one index width for cuSPARSE: 32-bit row offsets and

@@ -38,10 +38,11 @@ struct psl_dsliced {
     const void *val;
     /* Long rows (long_rows.h): slices at least wide_min positions wide
      * (UINT32_MAX: none) are run by the first n_wblk blocks, block b on
-     * segments wblk[b].y .. +PSL_WIDE_WARPS-1 of slice wblk[b].x; PackSELL
-     * reads each segment's starting doubled column from ckpt
-     * ([block * PSL_WIDE_WARPS + warp][lane]). */
+     * segments wblk[b].y .. +PSL_WIDE_WARPS-1 (wide_seg positions each) of
+     * slice wblk[b].x; PackSELL reads each segment's starting doubled
+     * column from ckpt ([block * PSL_WIDE_WARPS + warp][lane]). */
     uint32_t wide_min;
+    int32_t wide_seg;
     int32_t n_wblk;
     const int2 *wblk;
     const uint32_t *ckpt;
@@ -65,7 +66,8 @@ struct psl_dmatrix {
 
     psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
     void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
-    /* long rows: per wide slice (slice, first block), then (nslices, n_wblk) */
+    /* long rows: (slice, first block) of each wide slice wider than one
+     * block, finished by psl_wide_finish_kernel from the workspace */
     int32_t n_wslice;
     void *d_wblk, *d_wsl, *d_ckpt;
 
@@ -88,11 +90,13 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A);
  * device arrays d->d_*; perm only for implicit permutation. */
 void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
 /* The long-row tables of a sliced device matrix whose d->s is set
- * (wide.cu): wide slices from the host copy of the slice offsets h_sp
- * (NULL: copied back from the device), PackSELL checkpoints computed on the
- * device. No-op unless C == PSL_WIDE_C and some slice is wide. Ends with
- * the stream synchronized. */
-psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
+ * (wide.cu): the split of psl_wide_rule, wide slices from the host copy of
+ * the slice offsets h_sp (NULL: copied back from the device when
+ * max_width reaches the rule's minimum), PackSELL checkpoints computed on
+ * the device. No-op unless C == PSL_WIDE_C and some slice is wide. Ends
+ * with the stream synchronized. */
+psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
+                                  cudaStream_t s);
 /* *dst = a new device array holding n elements of size bytes from host src
  * (NULL when n == 0), copied asynchronously on stream (dmatrix.cu). */
 psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaStream_t stream,
@@ -144,10 +148,13 @@ psl_status psl_cuda_sell_spmv(const psl_dmatrix *dA, double alpha, const void *x
 psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const void *x,
                                   double beta, void *y, psl_scalar vec_type, void *workspace,
                                   cudaStream_t stream);
-/* Workspace bytes of a sliced matrix: one partial sum per row of every
- * long-row block, in the accumulation type of vec_type. */
+/* Workspace bytes of a sliced matrix: when a wide slice spans several
+ * blocks, one partial sum per row of every long-row block, in the
+ * accumulation type of vec_type; else 0. */
 static inline size_t psl_cuda_wide_ws_bytes(const psl_dmatrix *dA, psl_scalar vec_type)
 {
+    if (dA->n_wslice == 0)
+        return 0;
     return (size_t)dA->s.n_wblk * PSL_WIDE_C * (vec_type == PSL_FP64 ? 8 : 4);
 }
 /* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */

@@ -1,33 +1,48 @@
 /*
  * long_rows.h -- how the CUDA SELL and PackSELL kernels split long rows
  * (plain C, shared with the GPU tests). With C = 32, a slice at least
- * PSL_WIDE_MIN positions wide is "wide": instead of one thread per row
- * walking the whole width, its positions are cut into segments of
- * PSL_WIDE_SEG; a warp takes one segment for the 32 rows of the slice (lane =
- * row, so the loads of a position stay coalesced), the PSL_WIDE_WARPS warps
- * of a block take consecutive segments and add their sums in warp order, and
- * a second small kernel adds the blocks' partial sums of each row in block
- * order and writes y. The order is fixed, so results are bitwise
- * deterministic, but for rows of wide slices it is not the CPU kernels'
- * sequential order (narrow slices keep it bit for bit). PackSELL needs each
- * segment's starting column: computed once on the device at upload or
- * conversion (a checkpoint per segment and row, 4 bytes per 4 KiB of words).
- * Other slice heights keep one thread per row.
+ * wide_min positions wide is "wide": instead of one thread per row walking
+ * the whole width, its positions are cut into segments of seg positions; a
+ * warp takes one segment for the 32 rows of the slice (lane = row, so the
+ * loads of a position stay coalesced), and the PSL_WIDE_WARPS warps of a
+ * block take consecutive segments and add their sums in warp order. A slice
+ * that fits in one block is finished by that block; a wider one leaves one
+ * partial sum per row and block in the workspace, and a second small kernel
+ * adds them in block order and writes y. The order is fixed, so results
+ * are bitwise deterministic, but for rows of wide slices it is not the CPU
+ * kernels' sequential order (narrow slices keep it bit for bit). PackSELL
+ * needs each segment's starting column: computed once on the device at
+ * upload or conversion (a checkpoint per segment and row). Other slice
+ * heights keep one thread per row.
  */
 #ifndef PSL_CUDA_LONG_ROWS_H
 #define PSL_CUDA_LONG_ROWS_H
 
+#include <stdint.h>
+
 /* Slice height the split applies to. */
 #define PSL_WIDE_C 32
-/* Widest slice still run one thread per row is PSL_WIDE_MIN - 1 positions. */
-#ifndef PSL_WIDE_MIN
-#define PSL_WIDE_MIN 64
-#endif
-/* Positions per segment (one warp). */
-#ifndef PSL_WIDE_SEG
-#define PSL_WIDE_SEG 32
-#endif
 /* Warps (segments) per block: the kernels' blocks of 256 threads. */
 #define PSL_WIDE_WARPS 8
+/* Rows from which one thread per row fills an H200 (132 SMs x 2048
+ * threads is 2^18; half of that). */
+#define PSL_WIDE_BIG_ROWS (1 << 17)
+
+/* The split of a matrix of nrows rows: slices of at least *wide_min
+ * positions, in segments of *seg. A large matrix keeps its threads busy
+ * with one row each, so only rows far longer than the rest (>= 64) are
+ * split, in segments of 32; in a small one every thread walks a whole row
+ * while most of the GPU idles, so slices of 16 and more are split in
+ * segments of 8 (measured: bench/NOTES.md, "long rows"). */
+static inline void psl_wide_rule(int64_t nrows, int32_t *wide_min, int32_t *seg)
+{
+    if (nrows >= PSL_WIDE_BIG_ROWS) {
+        *wide_min = 64;
+        *seg = 32;
+    } else {
+        *wide_min = 16;
+        *seg = 8;
+    }
+}
 
 #endif /* PSL_CUDA_LONG_ROWS_H */

@@ -103,15 +103,14 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
-#ifndef PSL_PACK_PIPE
-#define PSL_PACK_PIPE 0
-#endif
 
-/* The whole row: width positions from p, U at a time, the last group
- * predicated (its loads in flight together instead of one round trip per
- * remaining word: short rows are latency-bound). (Software-pipelining the
- * next U loads before the current x gathers, and a TMA bulk prefetch of
- * each slice into L2, were measured and did not help: bench/NOTES.md.) */
+/* The whole row: width positions from p, U at a time while more than 2U
+ * are left, then the last (up to 2U) with both groups' loads in flight
+ * together, predicated: short rows are latency-bound, so a row of 5 or 7
+ * words costs one round trip to memory instead of two or four. (Pipelining
+ * every group's loads behind the previous group's x gathers, unrolling 8
+ * deep, and a TMA bulk prefetch of each slice into L2 were measured and are
+ * slower: bench/NOTES.md.) */
 template <class V, int FAM, int CC, int U>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
@@ -119,42 +118,28 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
                                              const psl_pack_codec &k)
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
-#if PSL_PACK_PIPE
-    /* the next group's words are loaded before this group's x gathers */
-    uint32_t w[U];
-    psl_pack_load<CC, U>(p, C, w, width);
-    for (uint32_t j = U;; j += U) {
-        uint32_t wn[U];
-        p += U * stride;
-        psl_pack_load<CC, U>(p, C, wn, j < width ? width - j : 0u);
-        psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-        if (j >= width)
-            break;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            w[u] = wn[u];
-    }
-    return;
-#endif
-    const uint32_t groups = width / U, rem = width - groups * U;
-    for (uint32_t g = 0; g < groups; g++, p += U * stride) {
+    uint32_t j = 0;
+    for (; j + 2 * U < width; j += U, p += U * stride) {
         uint32_t w[U];
         psl_pack_load<CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
-    if (rem > 0) {
-        uint32_t w[U];
-        psl_pack_load<CC, U>(p, C, w, rem);
-        psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-    }
+    const uint32_t r = width - j; /* 0 <= r <= 2U */
+    uint32_t w0[U], w1[U];
+    psl_pack_load<CC, U>(p, C, w0, r);
+    psl_pack_load<CC, U>(p + U * stride, C, w1, r > U ? r - U : 0u);
+    psl_pack_use<V, FAM, U>(w0, c2, t, x, k);
+    if (r > U)
+        psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
 }
 
-
 /* A long-row block: each warp one segment of a wide slice, from its
- * checkpointed column; partial sums to part. */
+ * checkpointed column; the block's sums to y or to part. */
 template <class V, int FAM>
 __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pack_codec &k,
                                               const typename V::elem *__restrict__ x,
+                                              typename V::elem *__restrict__ y,
+                                              typename V::acc a, typename V::acc b, bool use_beta,
                                               typename V::acc *__restrict__ part)
 {
     const psl_wide_seg g = psl_wide_seg_of(m);
@@ -162,7 +147,7 @@ __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pa
     if (g.n > 0)
         psl_pack_row<V, FAM, PSL_WIDE_C, PSL_PACK_UNROLL>(m.words + g.q, g.n, PSL_WIDE_C,
                                                           __ldg(m.ckpt + g.ckpt), t, x, k);
-    psl_wide_store(t, part);
+    psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
 }
 
 template <class V, int FAM, int CC>
@@ -175,7 +160,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
     if ((int32_t)blockIdx.x < nw) {
-        psl_pack_wide<V, FAM>(m, k, x, part);
+        psl_pack_wide<V, FAM>(m, k, x, y, a, b, use_beta, part);
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;

@@ -93,13 +93,11 @@ __device__ __forceinline__ void psl_sell_use(const psl_sell_group<typename V::ac
 #ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 4
 #endif
-#ifndef PSL_SELL_PIPE
-#define PSL_SELL_PIPE 0
-#endif
 
 /* width positions of one row from entry q into t, PSL_SELL_UNROLL at a
- * time, the last group predicated (its loads in flight together: short rows
- * are latency-bound). */
+ * time while more than twice that are left, then the last ones with both
+ * groups' loads in flight together, predicated (short rows are
+ * latency-bound; see psl_pack_row). */
 template <class V, int VT, int CC>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
                                              typename V::acc &t,
@@ -109,32 +107,19 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
     typedef typename V::acc ACC;
     const int U = PSL_SELL_UNROLL;
     const uint32_t stride = CC ? (uint32_t)CC : C;
-#if PSL_SELL_PIPE
-    /* the next group's columns and values are loaded before this group's x */
-    psl_sell_group<ACC, U> g;
-    psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width);
-    for (uint32_t j = U;; j += U) {
-        psl_sell_group<ACC, U> gn;
-        q += U * stride;
-        psl_sell_load<ACC, VT, CC, U>(q, C, m, gn, j < width ? width - j : 0u);
-        psl_sell_use<V, VT, U>(g, t, x);
-        if (j >= width)
-            break;
-        g = gn;
-    }
-    return;
-#endif
     uint32_t j = 0;
-    for (; j + U <= width; j += U, q += U * stride) {
+    for (; j + 2 * U < width; j += U, q += U * stride) {
         psl_sell_group<ACC, U> g;
         psl_sell_load<ACC, VT, CC, U>(q, C, m, g);
         psl_sell_use<V, VT, U>(g, t, x);
     }
-    if (j < width) {
-        psl_sell_group<ACC, U> g;
-        psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width - j);
-        psl_sell_use<V, VT, U>(g, t, x);
-    }
+    const uint32_t r = width - j; /* 0 <= r <= 2U */
+    psl_sell_group<ACC, U> g0, g1;
+    psl_sell_load<ACC, VT, CC, U>(q, C, m, g0, r);
+    psl_sell_load<ACC, VT, CC, U>(q + U * stride, C, m, g1, r > U ? r - U : 0u);
+    psl_sell_use<V, VT, U>(g0, t, x);
+    if (r > U)
+        psl_sell_use<V, VT, U>(g1, t, x);
 }
 
 template <class V, int VT, int CC>
@@ -150,7 +135,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         const psl_wide_seg g = psl_wide_seg_of(m);
         ACC t = 0;
         psl_sell_row<V, VT, CC>(g.q, g.n, C, t, x, m);
-        psl_wide_store(t, part);
+        psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;

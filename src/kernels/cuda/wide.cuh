@@ -1,8 +1,9 @@
 /*
  * wide.cuh -- the device side of the long-row split (long_rows.h) shared by
  * the SELL and PackSELL kernels: which segment a warp of a long-row block
- * takes, the block's ordered sum of its warps into the workspace, and the
- * kernel that adds each row's block sums in order and writes y.
+ * takes, the block's ordered sum of its warps (written to y when the slice
+ * fits in the block, else to the workspace), and the kernel that adds the
+ * block sums of the wider slices in order and writes y.
  */
 #ifndef PSL_CUDA_WIDE_CUH
 #define PSL_CUDA_WIDE_CUH
@@ -12,50 +13,79 @@
 static_assert(PSL_CUDA_BLOCK == 32 * PSL_WIDE_WARPS, "a long-row block is PSL_WIDE_WARPS warps");
 static_assert(PSL_CC_FIXED == PSL_WIDE_C, "the long-row split runs in the C = 32 kernels");
 
+/* Blocks of a slice of width positions split in segments of seg. */
+__host__ __device__ __forceinline__ uint32_t psl_wide_blocks(uint32_t width, uint32_t seg)
+{
+    const uint32_t segs = (width + seg - 1) / seg;
+    return (segs + PSL_WIDE_WARPS - 1) / PSL_WIDE_WARPS;
+}
+
+/* Width in positions of slice k (C = 32). */
+__device__ __forceinline__ uint32_t psl_wide_width(const psl_dsliced &m, int32_t k, int64_t *s0)
+{
+    *s0 = __ldg((const long long *)m.slice_ptr + k);
+    const int64_t s1 = __ldg((const long long *)m.slice_ptr + k + 1);
+    return (uint32_t)((uint64_t)(s1 - *s0) / PSL_WIDE_C);
+}
+
 /* This thread's part of a long-row block (blockIdx.x < n_wblk): n positions
- * (0: past the slice's end) of its row from entry q, and the segment's
- * checkpoint index. */
+ * (0: past the slice's end) of its row from entry q, the segment's
+ * checkpoint index, its stored row, and whether the block has the whole
+ * slice. */
 struct psl_wide_seg {
     int64_t q;
     uint32_t n;
     uint32_t ckpt;
+    uint32_t row;
+    bool whole;
 };
 
 __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
 {
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t seg = (uint32_t)m.wide_seg;
     const int2 wb = __ldg(m.wblk + blockIdx.x);
-    const int64_t s0 = __ldg((const long long *)m.slice_ptr + wb.x);
-    const int64_t s1 = __ldg((const long long *)m.slice_ptr + wb.x + 1);
-    const uint32_t width = (uint32_t)((uint64_t)(s1 - s0) / PSL_WIDE_C);
-    const uint32_t j0 = ((uint32_t)wb.y + warp) * PSL_WIDE_SEG;
+    int64_t s0;
+    const uint32_t width = psl_wide_width(m, wb.x, &s0);
+    const uint32_t j0 = ((uint32_t)wb.y + warp) * seg;
     psl_wide_seg g;
-    g.n = j0 < width ? min((uint32_t)PSL_WIDE_SEG, width - j0) : 0u;
+    g.n = j0 < width ? min(seg, width - j0) : 0u;
     g.q = s0 + (int64_t)j0 * PSL_WIDE_C + lane;
     g.ckpt = (blockIdx.x * PSL_WIDE_WARPS + warp) * PSL_WIDE_C + lane;
+    g.row = (uint32_t)wb.x * PSL_WIDE_C + lane;
+    g.whole = wb.y == 0 && width <= seg * PSL_WIDE_WARPS;
     return g;
 }
 
 /* Every thread of the block calls this with its segment's sum t: the warps'
- * sums of each row added in warp order, one partial per row in part. */
-template <class ACC> __device__ __forceinline__ void psl_wide_store(ACC t, ACC *__restrict__ part)
+ * sums of each row added in warp order, then y = a*sum (+ b*y) when the
+ * block has the whole slice, else one partial per row in part. */
+template <class V>
+__device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wide_seg &g,
+                                             typename V::acc t, typename V::acc *__restrict__ part,
+                                             typename V::elem *__restrict__ y,
+                                             typename V::acc a, typename V::acc b, bool use_beta)
 {
+    typedef typename V::acc ACC;
     __shared__ ACC red[PSL_WIDE_WARPS][PSL_WIDE_C];
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     red[warp][lane] = t;
     __syncthreads();
-    if (warp == 0) {
-        ACC u = red[0][lane];
+    if (warp != 0)
+        return;
+    ACC u = red[0][lane];
 #pragma unroll
-        for (int w = 1; w < PSL_WIDE_WARPS; w++)
-            u = psl_add(u, red[w][lane]);
+    for (int w = 1; w < PSL_WIDE_WARPS; w++)
+        u = psl_add(u, red[w][lane]);
+    if (!g.whole)
         part[(size_t)blockIdx.x * PSL_WIDE_C + lane] = u;
-    }
+    else if (g.row < (uint32_t)m.nrows)
+        V::finish(y, psl_out_row(m, g.row), u, a, b, use_beta);
 }
 
-/* One thread per row of a wide slice: its blocks' partials added in block
- * order, then y = a*sum (+ b*y). wsl[k] = (slice, first block), with the
- * sentinel wsl[n_wslice] = (nslices, n_wblk). */
+/* One thread per row of a wide slice spanning several blocks: its blocks'
+ * partials added in block order, then y = a*sum (+ b*y). wsl[k] = (slice,
+ * first block). */
 template <class V>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     psl_wide_finish_kernel(psl_dsliced m, const int2 *__restrict__ wsl, int32_t n_wslice,
@@ -68,13 +98,15 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     const uint32_t ws = t / PSL_WIDE_C, lane = t % PSL_WIDE_C;
     if (ws >= (uint32_t)n_wslice)
         return;
-    const int2 s = wsl[ws], e = wsl[ws + 1];
+    const int2 s = wsl[ws];
     const uint32_t i = (uint32_t)s.x * PSL_WIDE_C + lane;
     if (i >= (uint32_t)m.nrows)
         return;
+    int64_t s0;
+    const uint32_t nb = psl_wide_blocks(psl_wide_width(m, s.x, &s0), (uint32_t)m.wide_seg);
     ACC u = part[(size_t)s.y * PSL_WIDE_C + lane];
-    for (int32_t k = s.y + 1; k < e.y; k++)
-        u = psl_add(u, part[(size_t)k * PSL_WIDE_C + lane]);
+    for (uint32_t k = 1; k < nb; k++)
+        u = psl_add(u, part[((size_t)s.y + k) * PSL_WIDE_C + lane]);
     V::finish(y, psl_out_row(m, i), u, a, b, use_beta);
 }
 
@@ -85,14 +117,14 @@ static inline unsigned psl_sliced_grid(const psl_dmatrix *dA)
     return psl_cuda_grid(dA, dA->nrows) + (unsigned)dA->s.n_wblk;
 }
 
-/* After a sliced kernel with long-row blocks: the finishing kernel on the
- * same stream (nothing when the matrix has no wide slice). */
+/* After a sliced kernel: the finishing kernel on the same stream, when a
+ * wide slice spans several blocks. */
 template <class V>
 static psl_status psl_wide_finish(const psl_dmatrix *dA, const void *part,
                                   typename V::elem *y, typename V::acc a, typename V::acc b,
                                   bool use_beta, cudaStream_t stream)
 {
-    if (dA->s.n_wblk == 0)
+    if (dA->n_wslice == 0)
         return PSL_OK;
     const int64_t threads = (int64_t)dA->n_wslice * PSL_WIDE_C;
     const unsigned grid = (unsigned)((threads + PSL_CUDA_BLOCK - 1) / PSL_CUDA_BLOCK);
