@@ -38,6 +38,9 @@ done
 K=${PART%/*} N=${PART#*/}
 mkdir -p "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"
+# idle OpenMP workers (the CPU reference between kernels) sleep instead of
+# spinning next to the thread that enqueues the timed runs
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 BIN=${PSL_BENCH_BIN:-build-suite/packsell}
 if [ ! -x "$BIN" ]; then
   cmake -S . -B build-suite -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSL_BUILD_TESTS=OFF >"$OUT/build.txt" 2>&1 &&

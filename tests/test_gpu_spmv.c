@@ -306,7 +306,11 @@ static int64_t wide_rows(const psl_matrix *A, unsigned char *wide, int32_t *src)
     if (A->format == PSL_FORMAT_CSR)
         return 0;
     int32_t wide_min = 0, seg = 0;
-    psl_wide_rule(A->nrows, &wide_min, &seg);
+    int64_t max_width = 0;
+    for (int32_t k = 0; k < A->nslices; k++)
+        if ((A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C > max_width)
+            max_width = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C;
+    psl_wide_rule(A->nrows, max_width, &wide_min, &seg);
     for (int32_t i = 0; i < A->nrows; i++) {
         int64_t orig = i;
         if (A->perm && A->sigma > 0) {

@@ -91,10 +91,11 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A);
 void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
 /* The long-row tables of a sliced device matrix whose d->s is set
  * (wide.cu): the split of psl_wide_rule, wide slices from the host copy of
- * the slice offsets h_sp (NULL: copied back from the device when
- * max_width reaches the rule's minimum), PackSELL checkpoints computed on
- * the device. No-op unless C == PSL_WIDE_C and some slice is wide. Ends
- * with the stream synchronized. */
+ * the slice offsets h_sp (NULL: max_width is the widest slice, and the
+ * offsets are copied back from the device when it reaches the rule's
+ * minimum), PackSELL checkpoints computed on the device. No-op unless
+ * C == PSL_WIDE_C and some slice is wide. Ends with the stream synchronized
+ * when it did anything. */
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
 /* *dst = a new device array holding n elements of size bytes from host src

@@ -28,21 +28,26 @@
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)
 
-/* The split of a matrix of nrows rows: slices of at least *wide_min
- * positions, in segments of *seg. A large matrix keeps its threads busy
- * with one row each, so only rows far longer than the rest (>= 64) are
- * split, in segments of 32; in a small one every thread walks a whole row
- * while most of the GPU idles, so slices of 16 and more are split in
- * segments of 8 (measured: bench/NOTES.md, "long rows"). */
-static inline void psl_wide_rule(int64_t nrows, int32_t *wide_min, int32_t *seg)
+/* The split of a matrix of nrows rows whose widest slice has max_width
+ * positions: slices of at least *wide_min positions, in segments of *seg.
+ * A large matrix keeps its threads busy with one row each, so only rows far
+ * longer than the rest (>= 64) are split, in segments of 32. In a small one
+ * every thread walks a whole row while most of the GPU idles, so slices of
+ * 16 and more are split, in segments of 8 to 32: the fewest that let the
+ * widest slice fit one block of 8 warps (no second kernel) or, past 256
+ * positions, 32 (measured: bench/NOTES.md, "long rows"). */
+static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t *wide_min,
+                                 int32_t *seg)
 {
     if (nrows >= PSL_WIDE_BIG_ROWS) {
         *wide_min = 64;
         *seg = 32;
-    } else {
-        *wide_min = 16;
-        *seg = 8;
+        return;
     }
+    *wide_min = 16;
+    *seg = 8;
+    while (*seg < 32 && (int64_t)*seg * PSL_WIDE_WARPS < max_width)
+        *seg *= 2;
 }
 
 #endif /* PSL_CUDA_LONG_ROWS_H */

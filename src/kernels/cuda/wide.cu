@@ -91,8 +91,14 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
 {
     const int32_t nslices = d->info.nslices;
     int32_t wide_min = 0, seg = 0;
-    psl_wide_rule(d->nrows, &wide_min, &seg);
-    if (d->s.C != PSL_WIDE_C || nslices <= 0 || d->nrows <= 0 || (!h_sp && max_width < wide_min))
+    if (d->s.C != PSL_WIDE_C || nslices <= 0 || d->nrows <= 0)
+        return PSL_OK;
+    if (h_sp) /* the widest slice from the host offsets */
+        for (int32_t k = 0; k < nslices; k++)
+            if ((h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C > max_width)
+                max_width = (h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C;
+    psl_wide_rule(d->nrows, max_width, &wide_min, &seg);
+    if (max_width < wide_min)
         return PSL_OK;
     psl_status st = PSL_OK;
     int64_t *own = NULL;
