@@ -95,9 +95,11 @@ __device__ __forceinline__ void psl_sell_use(const psl_sell_group<typename V::ac
 #endif
 
 /* width positions of one row from entry q into t, PSL_SELL_UNROLL at a
- * time while more than twice that are left, then the last ones with both
- * groups' loads in flight together, predicated (short rows are
- * latency-bound; see psl_pack_row). */
+ * time, the last group predicated (its loads in flight together instead of
+ * one round trip per remaining entry: short rows are latency-bound). Unlike
+ * psl_pack_row, the last two groups are not loaded together: with columns
+ * and values that is 16 more live registers, and measured slower
+ * (bench/NOTES.md). */
 template <class V, int VT, int CC>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
                                              typename V::acc &t,
@@ -108,18 +110,16 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
     const int U = PSL_SELL_UNROLL;
     const uint32_t stride = CC ? (uint32_t)CC : C;
     uint32_t j = 0;
-    for (; j + 2 * U < width; j += U, q += U * stride) {
+    for (; j + U <= width; j += U, q += U * stride) {
         psl_sell_group<ACC, U> g;
         psl_sell_load<ACC, VT, CC, U>(q, C, m, g);
         psl_sell_use<V, VT, U>(g, t, x);
     }
-    const uint32_t r = width - j; /* 0 <= r <= 2U */
-    psl_sell_group<ACC, U> g0, g1;
-    psl_sell_load<ACC, VT, CC, U>(q, C, m, g0, r);
-    psl_sell_load<ACC, VT, CC, U>(q + U * stride, C, m, g1, r > U ? r - U : 0u);
-    psl_sell_use<V, VT, U>(g0, t, x);
-    if (r > U)
-        psl_sell_use<V, VT, U>(g1, t, x);
+    if (j < width) {
+        psl_sell_group<ACC, U> g;
+        psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width - j);
+        psl_sell_use<V, VT, U>(g, t, x);
+    }
 }
 
 template <class V, int VT, int CC>
