@@ -50,13 +50,27 @@ FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"]
 PRECISIONS = ("fp16", "fp32")
 
 
+def walk(rows, max_width):
+    """The longest walk of one thread after the kernels split long rows
+    (psl_wide_rule of src/kernels/cuda/long_rows.h; keep the two equal)."""
+    if max_width <= 0:
+        return 0
+    if rows >= 1 << 17:
+        wide_min, seg = 64, 32
+    else:
+        wide_min, seg = 16, 8
+        while seg < 32 and seg * 8 < max_width:
+            seg *= 2
+    return max_width if max_width < wide_min else max(wide_min - 1, seg)
+
+
 def predict(c, rows, models):
     """(predicted_us, bandwidth_us, latency_us) of a candidate dict."""
     launch, eff, row_ns, wl2, wmem = models[c["model"]]
     total = c["bytes"] + c["vector_bytes"]
     bw = total / (eff * BW) + rows * row_ns * 1e-3
     word_ns = wl2 if total < L2_BYTES else wmem
-    lat = word_ns * 1e-3 * max(c["max_width"], c["sum_width"] / WARPS)
+    lat = word_ns * 1e-3 * max(walk(rows, c["max_width"]), c["sum_width"] / WARPS)
     return launch + max(bw, lat), bw, lat
 
 
@@ -246,7 +260,7 @@ def fit(cs, models):
                     continue
                 launch, eff, row_ns = new[n][:3]
                 bw = p["bytes"] / (eff * BW) + p["rows"] * row_ns * 1e-3
-                crit = max(p["w"], p["ws"] / WARPS)
+                crit = max(walk(p["rows"], p["w"]), p["ws"] / WARPS)
                 if p["t"] - launch > 2 * bw and crit > 0:
                     est.append((p["t"] - launch) / crit * 1e3)
             if est:

@@ -14,7 +14,11 @@
 # PSL_BENCH_BIN: a packsell binary already built (default: build-suite/packsell,
 #              built here when missing)
 # Every matrix is benchmarked row-scaled (--scale rows: G^-1 A, so that FP16
-# holds any matrix, as in the paper's accuracy setting).
+# holds any matrix, as in the paper's accuracy setting), and our kernels with
+# explicit permutation (--permute explicit: the same sigma-sorted rows and
+# the same output order as the cuSPARSE kernels, so both do the same work;
+# PSL_SUITE_PERMUTE=implicit for the library's default, which also scatters
+# y back to the original order).
 # Output: $OUT/NAME.json and $OUT/NAME.txt per matrix, $OUT/suite-log.txt.
 # Real matrices: matrices/NAME.mtx is looked up in $PSL_MATRIX_DIR, then
 # ../shared/matrices, then .suite-matrices/ (copy them there, git-ignored,
@@ -65,7 +69,7 @@ while IFS=$'\t' read -r name source kind; do
   src=$source
   case "$source" in matrices/*) src=$(matrix_path "$source") ;; esac
   t0=$(date +%s)
-  if "$BIN" bench "$src" --device "$DEVICE" --scale rows --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1; then
+  if "$BIN" bench "$src" --device "$DEVICE" --scale rows --permute "${PSL_SUITE_PERMUTE:-explicit}" --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1; then
     echo "$name ($kind): ok in $(($(date +%s) - t0)) s" | tee -a "$OUT/suite-log.txt"
   else
     failed=$((failed + 1))

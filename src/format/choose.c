@@ -9,16 +9,20 @@
  *                values + columns, slice offsets, perm; CSR: the device
  *                layout with 32-bit indices) + x read once + y written once
  *   bandwidth  = bytes / (eff * BW) + nrows * row_ns / 1000
- *   latency    = word_ns / 1000 * max(max_width, sum_width / WARPS)  (sliced)
+ *   latency    = word_ns / 1000 * max(walk, sum_width / WARPS)       (sliced)
  *              = 0                                                    (CSR)
+ *   walk       = max_width when no slice is split (long_rows.h's rule),
+ *                else the longest walk left: the widest unsplit slice or
+ *                one segment, at most max(wide_min - 1, seg)
  *   predicted  = launch + max(bandwidth, latency)
  *
  * BW is the H200's device-to-device copy rate. Our SELL/PackSELL kernels
  * run one thread per row and a warp per slice of C = 32 rows, so a slice
  * takes its width (longest row, in words/entries) times a per-word latency
- * when it runs alone; WARPS warps run at once (132 SMs x 64 warps), so the
- * slices cannot finish before the widest one, nor before sum_width / WARPS
- * word latencies. cuSPARSE CSR (ALG2) balances by nonzeros and has no such
+ * when it runs alone -- unless the kernels split it over warps
+ * (src/kernels/cuda/long_rows.h), which leaves a walk of one segment; WARPS
+ * warps run at once (132 SMs x 64 warps), so the slices cannot finish before
+ * the longest walk, nor before sum_width / WARPS word latencies. cuSPARSE CSR (ALG2) balances by nonzeros and has no such
  * term. row_ns is the per-row setup cost (slice offsets, perm, y store)
  * that makes short-row matrices slower than their bytes say; launch is the
  * fixed cost of a call.
@@ -38,6 +42,7 @@
  * in this one table; bench/chooser_eval.py holds the same table for refits.
  */
 #include "build.h"
+#include "kernels/cuda/long_rows.h"
 
 #include <stdio.h>
 
@@ -96,7 +101,14 @@ static void predict(psl_candidate *c, int64_t nrows)
     double bytes = (double)c->bytes + (double)c->vector_bytes;
     c->bandwidth_us = bytes / (m->eff * MODEL_BW_BYTES_PER_US) + (double)nrows * m->row_ns * 1e-3;
     double word_ns = bytes < MODEL_L2_BYTES ? m->word_ns_l2 : m->word_ns_mem;
-    double crit = fmax((double)c->max_width, (double)c->sum_width / MODEL_WARPS);
+    double walk = (double)c->max_width;
+    if (c->max_width > 0) { /* sliced: the kernels' split of long rows */
+        int32_t wide_min = 0, seg = 0;
+        psl_wide_rule(nrows, c->max_width, &wide_min, &seg);
+        if (c->max_width >= wide_min)
+            walk = fmax((double)wide_min - 1, (double)seg);
+    }
+    double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
     c->latency_us = word_ns * 1e-3 * crit;
     c->predicted_us = m->launch_us + fmax(c->bandwidth_us, c->latency_us);
 }

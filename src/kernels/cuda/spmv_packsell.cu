@@ -190,16 +190,17 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.e = m.e;
     k.scale = m.scale;
     const unsigned grid = psl_sliced_grid(dA);
+    const size_t smem = psl_wide_smem<V>(dA);
     const typename V::elem *xx = (const typename V::elem *)x;
     typename V::elem *yy = (typename V::elem *)y;
     const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
     ACC *part = (ACC *)workspace;
     if (m.C == PSL_CC_FIXED)
         psl_packsell_kernel<V, FAM, PSL_CC_FIXED>
-            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
+            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
     else
         psl_packsell_kernel<V, FAM, 0>
-            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
+            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
     PSL_TRY(psl_cuda_launch_status("PackSELL SpMV"));
     return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
 }

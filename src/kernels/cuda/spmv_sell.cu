@@ -158,15 +158,16 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
     typedef typename V::acc ACC;
     const psl_dsliced &m = dA->s;
     const unsigned grid = psl_sliced_grid(dA);
+    const size_t smem = psl_wide_smem<V>(dA);
     const typename V::elem *xx = (const typename V::elem *)x;
     typename V::elem *yy = (typename V::elem *)y;
     const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
     ACC *part = (ACC *)workspace;
     if (m.C == PSL_CC_FIXED)
         psl_sell_kernel<V, VT, PSL_CC_FIXED>
-            <<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0, part);
+            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, xx, yy, a, b, beta != 0, part);
     else
-        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, 0, stream>>>(m, xx, yy, a, b, beta != 0, part);
+        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, xx, yy, a, b, beta != 0, part);
     PSL_TRY(psl_cuda_launch_status("SELL SpMV"));
     return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
 }

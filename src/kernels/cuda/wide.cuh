@@ -67,7 +67,10 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
                                              typename V::acc a, typename V::acc b, bool use_beta)
 {
     typedef typename V::acc ACC;
-    __shared__ ACC red[PSL_WIDE_WARPS][PSL_WIDE_C];
+    /* dynamic shared memory (psl_wide_smem): a launch without long-row
+     * blocks asks for none */
+    extern __shared__ __align__(8) unsigned char psl_wide_buf[];
+    ACC(*red)[PSL_WIDE_C] = (ACC(*)[PSL_WIDE_C])psl_wide_buf;
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     red[warp][lane] = t;
     __syncthreads();
@@ -108,6 +111,13 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     for (uint32_t k = 1; k < nb; k++)
         u = psl_add(u, part[((size_t)s.y + k) * PSL_WIDE_C + lane]);
     V::finish(y, psl_out_row(m, i), u, a, b, use_beta);
+}
+
+/* Dynamic shared memory of a sliced kernel launch: the warps' sums of a
+ * long-row block, or nothing when the matrix has none. */
+template <class V> static inline size_t psl_wide_smem(const psl_dmatrix *dA)
+{
+    return dA->s.n_wblk > 0 ? (size_t)PSL_WIDE_WARPS * PSL_WIDE_C * sizeof(typename V::acc) : 0;
 }
 
 /* Blocks of a sliced kernel launch: the long-row blocks, then one thread per
