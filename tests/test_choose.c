@@ -182,10 +182,15 @@ TEST(one_huge_row_picks_csr)
         CHECK_MSG(c.opt.format == PSL_FORMAT_CSR, "%s picks %s",
                   psl_precision_name((psl_precision)p), c.candidates[c.pick].kernel);
         CHECK(c.max_row_nnz == n && c.rsd > 100);
+        /* the sliced candidates lose on bytes (the row's slice pads 32 rows
+         * to n), not on a lone thread walking the row: the kernels split it
+         * over warps (long_rows.h), so the latency term stays below the
+         * bandwidth term instead of growing with n */
         for (int i = 0; i < c.ncandidates; i++)
             if (c.candidates[i].opt.format != PSL_FORMAT_CSR)
                 CHECK(c.candidates[i].max_width >= n &&
-                      c.candidates[i].latency_us > c.candidates[i].bandwidth_us);
+                      c.candidates[i].bytes > 32 * (int64_t)n * 4 &&
+                      c.candidates[i].latency_us < c.candidates[i].bandwidth_us);
     }
     psl_matrix_destroy(&A);
     /* a generated heavy-tailed matrix too */
