@@ -208,10 +208,14 @@ def chooser_section(runs, out):
         w.writeheader()
         w.writerows(rows)
     recorded = sum(1 for r in rows if r["recorded_pick"])
+    differ = sum(1 for r in rows if r["recorded_pick"] and r["recorded_pick"] != r["pick"])
+    note = (f" {differ} of them differ from the pick the bench recorded: the constants "
+            "changed after the run (the picks here are the model's with today's table, "
+            "each timed by its own kernel row)." if differ else "")
     lines = ["## Format chooser (psl_choose_format, `--format auto`)", "",
              f"Picks from the constants of src/format/choose.c ({recorded} of {len(rows)} "
              "cases also recorded by the bench as auto-fp16/auto-fp32; the others rebuilt "
-             "from the timed rows); data: chooser.csv. Refit: "
+             f"from the timed rows).{note} Data: chooser.csv. Refit: "
              "`python3 bench/chooser_eval.py DIR --fit`.", "",
              "| precision | pick is the fastest candidate | pick / fastest candidate: worst, "
              "geomean | fastest cuSPARSE / pick: min (matrix) | matrices below 0.95 |",

@@ -14,7 +14,8 @@
  *   walk       = max_width when no slice is split (long_rows.h's rule),
  *                else the longest walk left: the widest unsplit slice or
  *                one segment, at most max(wide_min - 1, seg)
- *   predicted  = launch + max(bandwidth, latency)
+ *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when a
+ *                slice is wider than one block of the split: 256 positions)
  *
  * BW is the H200's device-to-device copy rate. Our SELL/PackSELL kernels
  * run one thread per row and a warp per slice of C = 32 rows, so a slice
@@ -27,17 +28,19 @@
  * that makes short-row matrices slower than their bytes say; launch is the
  * fixed cost of a call.
  *
- * Constants: launch, eff and row_ns were fitted (least squares on relative
- * error, bench/chooser_eval.py --fit) to bench/results/2026-11-30-gpu-bench-
- * tuned/ (HPCG 6/7/8 and the 2048^2 5-point Laplacian; rms error 1-4% per
- * kernel, worst point 6%). One launch cost is shared by our sliced kernels
- * (same launch path) and one by cuSPARSE CSR: fitted per kernel, four points
- * gave intercepts 1.2 us apart that decided mid-size matrices by noise.
- * eff can exceed 1 because row_ns and eff share the same four points; refit
- * both on the suite. word_ns is NOT fitted yet (those four matrices have
- * slices of width <= 29, where the latency term never dominates): it is a
- * DRAM/L2 latency estimate (a load of the word, then the x gather, 4 words
- * in flight per thread) to refit on the suite's power-law matrices.
+ * Constants: launch (one for our sliced kernels, one for cuSPARSE CSR),
+ * eff and row_ns were refit by least squares on relative error
+ * (bench/chooser_eval.py --fit) to the whole-suite run
+ * bench/results/2026-11-30-suite-v2/ (57 matrices, in-sample); split, the
+ * cost of the finishing kernel of slices split over several blocks, is the
+ * median excess (3 us) of that run's small matrices whose long rows take it.
+ * There the pick is the fastest candidate on 54 (FP16) and 42 (FP32) of 57
+ * matrices; with the constants of the four-matrix fit used before, 46 and
+ * 34. word_ns (a lone thread's per-word latency) is the earlier estimate:
+ * since the kernels split long rows the walk it multiplies is at most 63
+ * words, so it rarely decides, and the suite cannot fit it (the sliced
+ * points far above their streaming time are random-column matrices, slow
+ * from x gathers, which the model has no term for and which slow CSR too).
  * SELL FP64 was not measured: its row copies SELL FP32. Keep every constant
  * in this one table; bench/chooser_eval.py holds the same table for refits.
  */
@@ -49,6 +52,8 @@
 #define MODEL_BW_BYTES_PER_US 4.258e6 /* 4258 GB/s, H200 copy (read + write) */
 #define MODEL_WARPS (132.0 * 64.0)    /* warps resident at once on the H200 */
 #define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
+#define MODEL_SPLIT_US 3.0            /* the finishing kernel of slices split over blocks */
+#define MODEL_SPLIT_WIDTH (PSL_WIDE_WARPS * 32) /* wider slices span several blocks */
 
 /* One kernel class of the cost model. */
 typedef struct model_row {
@@ -63,13 +68,13 @@ typedef struct model_row {
 /* The constants table (see the top of the file for how each was found). */
 static const model_row models[] = {
     /* name          launch   eff    row_ns  word_ns L2, HBM */
-    {"packsell16", 4.80, 1.051, 0.0081, 60.0, 150.0},
-    {"packsell32", 4.80, 1.033, 0.0052, 60.0, 150.0},
-    {"sell16", 4.80, 1.028, 0.0064, 60.0, 150.0},
-    {"sell32", 4.80, 1.011, 0.0043, 60.0, 150.0},
-    {"sell64", 4.80, 1.011, 0.0043, 60.0, 150.0}, /* not measured: SELL FP32's row */
-    {"csr32", 9.70, 0.769, 0.0018, 0.0, 0.0},
-    {"csr64", 9.70, 0.724, 0.0047, 0.0, 0.0},
+    {"packsell16", 4.60, 0.782, 0.0000, 60.0, 150.0},
+    {"packsell32", 4.60, 0.837, 0.0000, 60.0, 150.0},
+    {"sell16", 4.60, 0.828, 0.0000, 60.0, 150.0},
+    {"sell32", 4.60, 0.886, 0.0000, 60.0, 150.0},
+    {"sell64", 4.60, 0.886, 0.0000, 60.0, 150.0}, /* not measured: SELL FP32's rates */
+    {"csr32", 7.55, 0.665, 0.0000, 0.0, 0.0},
+    {"csr64", 7.55, 0.724, 0.0047, 0.0, 0.0},
 };
 
 static const model_row *model_find(const char *name)
@@ -111,6 +116,8 @@ static void predict(psl_candidate *c, int64_t nrows)
     double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
     c->latency_us = word_ns * 1e-3 * crit;
     c->predicted_us = m->launch_us + fmax(c->bandwidth_us, c->latency_us);
+    if (c->max_width > MODEL_SPLIT_WIDTH)
+        c->predicted_us += MODEL_SPLIT_US;
 }
 
 /* Sliced options with the kernels' tuned layout (C 32, sigma 256, implicit). */
