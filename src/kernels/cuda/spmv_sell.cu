@@ -10,7 +10,8 @@
  * the CPU kernels); padding (column -1) is selected away and x is not read
  * for it. Long rows (C = 32, long_rows.h): the first blocks take segments
  * of the wide slices, warp by warp; the one-thread-per-row part skips those
- * rows and psl_wide_finish writes them.
+ * rows, and their block (psl_wide_end) or, for slices wider than one block,
+ * psl_wide_finish writes them.
  */
 #include "wide.cuh"
 

@@ -114,8 +114,9 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
     psl_wide_lists(h_sp, nslices, wide_min, seg, NULL, NULL, &nb, &ns);
     if (nb == 0)
         goto fail; /* nothing wide: st is PSL_OK */
-    /* block indices are int32 and the launch adds them to the row blocks */
-    if (nb > INT32_MAX / 2) {
+    /* block indices are int32 and the launch adds them to the row blocks;
+     * checkpoint indices (block * 8 warps * 32 lanes) are uint32 */
+    if (nb > INT32_MAX / 2 || nb * PSL_WIDE_WARPS * PSL_WIDE_C > (int64_t)UINT32_MAX) {
         st = psl_error(PSL_ERR_SIZE_OVERFLOW, "long rows: %lld blocks of %d positions exceed int32",
                        (long long)nb, seg * PSL_WIDE_WARPS);
         goto fail;
