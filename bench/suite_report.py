@@ -145,11 +145,15 @@ def plots(mats, out):
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     suit = [m for m in mats if sell_suitable(m) and m["pack16"]]
-    for key, label in [("sell16", "vs cuSELL"), ("csr16", "vs cuCSR"),
-                       ("best16", "vs best cuSPARSE")]:
+    # distinct markers: the best cuSPARSE kernel is often cuSELL itself, and
+    # filled dots on top of each other would hide a series
+    for key, label, style in [("csr16", "vs cuCSR", dict(s=14, marker="o")),
+                              ("best16", "vs best cuSPARSE", dict(s=40, marker="x")),
+                              ("sell16", "vs cuSELL",
+                               dict(s=36, marker="o", facecolors="none", edgecolors="C0"))]:
         pts = [(m["nnz"], m[key] / m["pack16"]) for m in suit if m[key]]
         if pts:
-            ax.scatter(*zip(*pts), s=14, label=label)
+            ax.scatter(*zip(*pts), label=label, **style)
     ax.axhline(1.0, color="gray", ls="--", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("nonzeros")
