@@ -183,27 +183,20 @@ template <class V, int FAM>
 static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, void *workspace, cudaStream_t stream)
 {
-    typedef typename V::acc ACC;
     const psl_dsliced &m = dA->s;
     psl_pack_codec k;
     k.dmask2 = ((1u << m.D) - 1u) << 1;
     k.vmask = ~(k.dmask2 | 1u);
     k.e = m.e;
     k.scale = m.scale;
-    const unsigned grid = psl_sliced_grid(dA);
-    const size_t smem = psl_wide_smem<V>(dA);
-    const typename V::elem *xx = (const typename V::elem *)x;
-    typename V::elem *yy = (typename V::elem *)y;
-    const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
-    ACC *part = (ACC *)workspace;
+    const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (m.C == PSL_CC_FIXED)
-        psl_packsell_kernel<V, FAM, PSL_CC_FIXED>
-            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
+        psl_packsell_kernel<V, FAM, PSL_CC_FIXED><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+            m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     else
-        psl_packsell_kernel<V, FAM, 0>
-            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, k, xx, yy, a, b, beta != 0, part);
-    PSL_TRY(psl_cuda_launch_status("PackSELL SpMV"));
-    return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
+        psl_packsell_kernel<V, FAM, 0><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+            m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+    return psl_sliced_end(dA, c, "PackSELL SpMV", stream);
 }
 
 template <int FAM>
@@ -211,13 +204,9 @@ static psl_status psl_pack_by_vec(const psl_dmatrix *dA, double alpha, const voi
                                   double beta, void *y, psl_scalar vec_type, void *ws,
                                   cudaStream_t stream)
 {
-    switch (vec_type) {
-    case PSL_FP64: return psl_pack_launch<psl_vec64, FAM>(dA, alpha, x, beta, y, ws, stream);
-    case PSL_FP32: return psl_pack_launch<psl_vec32, FAM>(dA, alpha, x, beta, y, ws, stream);
-    case PSL_FP16: return psl_pack_launch<psl_vec16, FAM>(dA, alpha, x, beta, y, ws, stream);
-    default: break;
-    }
-    return psl_error(PSL_ERR_INTERNAL, "PackSELL device SpMV: vector type %d", (int)vec_type);
+    return psl_with_vec(vec_type, "PackSELL device SpMV", [&](auto v) {
+        return psl_pack_launch<decltype(v), FAM>(dA, alpha, x, beta, y, ws, stream);
+    });
 }
 
 psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const void *x,

@@ -28,11 +28,7 @@ static psl_status psl_scale_launch(const psl_dmatrix *dA, double alpha, double b
 psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,
                                psl_scalar vec_type, cudaStream_t stream)
 {
-    switch (vec_type) {
-    case PSL_FP64: return psl_scale_launch<psl_vec64>(dA, alpha, beta, y, stream);
-    case PSL_FP32: return psl_scale_launch<psl_vec32>(dA, alpha, beta, y, stream);
-    case PSL_FP16: return psl_scale_launch<psl_vec16>(dA, alpha, beta, y, stream);
-    default: break;
-    }
-    return psl_error(PSL_ERR_INTERNAL, "device scale kernel: vector type %d", (int)vec_type);
+    return psl_with_vec(vec_type, "device scale kernel", [&](auto v) {
+        return psl_scale_launch<decltype(v)>(dA, alpha, beta, y, stream);
+    });
 }

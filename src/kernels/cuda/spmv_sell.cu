@@ -156,21 +156,15 @@ template <class V, int VT>
 static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, void *workspace, cudaStream_t stream)
 {
-    typedef typename V::acc ACC;
     const psl_dsliced &m = dA->s;
-    const unsigned grid = psl_sliced_grid(dA);
-    const size_t smem = psl_wide_smem<V>(dA);
-    const typename V::elem *xx = (const typename V::elem *)x;
-    typename V::elem *yy = (typename V::elem *)y;
-    const ACC a = psl_acc_scalar<V>(alpha), b = psl_acc_scalar<V>(beta);
-    ACC *part = (ACC *)workspace;
+    const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (m.C == PSL_CC_FIXED)
-        psl_sell_kernel<V, VT, PSL_CC_FIXED>
-            <<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, xx, yy, a, b, beta != 0, part);
+        psl_sell_kernel<V, VT, PSL_CC_FIXED><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     else
-        psl_sell_kernel<V, VT, 0><<<grid, PSL_CUDA_BLOCK, smem, stream>>>(m, xx, yy, a, b, beta != 0, part);
-    PSL_TRY(psl_cuda_launch_status("SELL SpMV"));
-    return psl_wide_finish<V>(dA, part, yy, a, b, beta != 0, stream);
+        psl_sell_kernel<V, VT, 0><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+    return psl_sliced_end(dA, c, "SELL SpMV", stream);
 }
 
 template <int VT>
@@ -178,13 +172,9 @@ static psl_status psl_sell_by_vec(const psl_dmatrix *dA, double alpha, const voi
                                   double beta, void *y, psl_scalar vec_type, void *ws,
                                   cudaStream_t stream)
 {
-    switch (vec_type) {
-    case PSL_FP64: return psl_sell_launch<psl_vec64, VT>(dA, alpha, x, beta, y, ws, stream);
-    case PSL_FP32: return psl_sell_launch<psl_vec32, VT>(dA, alpha, x, beta, y, ws, stream);
-    case PSL_FP16: return psl_sell_launch<psl_vec16, VT>(dA, alpha, x, beta, y, ws, stream);
-    default: break;
-    }
-    return psl_error(PSL_ERR_INTERNAL, "SELL device SpMV: vector type %d", (int)vec_type);
+    return psl_with_vec(vec_type, "SELL device SpMV", [&](auto v) {
+        return psl_sell_launch<decltype(v), VT>(dA, alpha, x, beta, y, ws, stream);
+    });
 }
 
 psl_status psl_cuda_sell_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,

@@ -106,6 +106,19 @@ template <> __device__ __forceinline__ double psl_to_acc<double>(double v) { ret
 template <> __device__ __forceinline__ float psl_to_acc<float>(double v) { return __double2float_rn(v); }
 template <class ACC> __device__ __forceinline__ ACC psl_to_acc(float v) { return (ACC)v; }
 
+/* Host side: f(V()) for the vector kind V of vec_type (FP64, FP32, FP16),
+ * else PSL_ERR_INTERNAL naming what (the dispatcher checked the type). */
+template <class F> static inline psl_status psl_with_vec(psl_scalar vec_type, const char *what, F f)
+{
+    switch (vec_type) {
+    case PSL_FP64: return f(psl_vec64());
+    case PSL_FP32: return f(psl_vec32());
+    case PSL_FP16: return f(psl_vec16());
+    default: break;
+    }
+    return psl_error(PSL_ERR_INTERNAL, "%s: vector type %d", what, (int)vec_type);
+}
+
 /* Host side: alpha or beta rounded to the accumulation type of V. */
 template <class V> static inline typename V::acc psl_acc_scalar(double s)
 {

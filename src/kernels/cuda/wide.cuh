@@ -67,7 +67,7 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
                                              typename V::acc a, typename V::acc b, bool use_beta)
 {
     typedef typename V::acc ACC;
-    /* dynamic shared memory (psl_wide_smem): a launch without long-row
+    /* dynamic shared memory (psl_sliced_call_of): a launch without long-row
      * blocks asks for none */
     extern __shared__ __align__(8) unsigned char psl_wide_buf[];
     ACC(*red)[PSL_WIDE_C] = (ACC(*)[PSL_WIDE_C])psl_wide_buf;
@@ -113,20 +113,6 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     V::finish(y, psl_out_row(m, i), u, a, b, use_beta);
 }
 
-/* Dynamic shared memory of a sliced kernel launch: the warps' sums of a
- * long-row block, or nothing when the matrix has none. */
-template <class V> static inline size_t psl_wide_smem(const psl_dmatrix *dA)
-{
-    return dA->s.n_wblk > 0 ? (size_t)PSL_WIDE_WARPS * PSL_WIDE_C * sizeof(typename V::acc) : 0;
-}
-
-/* Blocks of a sliced kernel launch: the long-row blocks, then one thread per
- * row (rows of wide slices return at once). */
-static inline unsigned psl_sliced_grid(const psl_dmatrix *dA)
-{
-    return psl_cuda_grid(dA, dA->nrows) + (unsigned)dA->s.n_wblk;
-}
-
 /* After a sliced kernel: the finishing kernel on the same stream, when a
  * wide slice spans several blocks. */
 template <class V>
@@ -142,6 +128,48 @@ static psl_status psl_wide_finish(const psl_dmatrix *dA, const void *part,
         dA->s, (const int2 *)dA->d_wsl, dA->n_wslice, (const typename V::acc *)part, y, a, b,
         use_beta);
     return psl_cuda_launch_status("long-row finishing");
+}
+
+/* What a SELL or PackSELL launch passes, the same for both kernels: grid
+ * (the long-row blocks, then one thread per row; rows of wide slices return
+ * at once), dynamic shared memory (the warps' sums of a long-row block, none
+ * when the matrix has no wide slice), the vectors, alpha and beta in the
+ * accumulation type, and the workspace of partial sums. */
+template <class V> struct psl_sliced_call {
+    unsigned grid;
+    size_t smem;
+    const typename V::elem *x;
+    typename V::elem *y;
+    typename V::acc a, b;
+    bool use_beta;
+    typename V::acc *part;
+};
+
+template <class V>
+static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, double alpha,
+                                                    const void *x, double beta, void *y,
+                                                    void *workspace)
+{
+    psl_sliced_call<V> c;
+    c.grid = psl_cuda_grid(dA, dA->nrows) + (unsigned)dA->s.n_wblk;
+    c.smem = dA->s.n_wblk > 0 ? (size_t)PSL_WIDE_WARPS * PSL_WIDE_C * sizeof(typename V::acc) : 0;
+    c.x = (const typename V::elem *)x;
+    c.y = (typename V::elem *)y;
+    c.a = psl_acc_scalar<V>(alpha);
+    c.b = psl_acc_scalar<V>(beta);
+    c.use_beta = beta != 0;
+    c.part = (typename V::acc *)workspace;
+    return c;
+}
+
+/* After the launch of kernel `name`: its status, then the finishing kernel
+ * of slices wider than one block. */
+template <class V>
+static psl_status psl_sliced_end(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
+                                 const char *name, cudaStream_t stream)
+{
+    PSL_TRY(psl_cuda_launch_status(name));
+    return psl_wide_finish<V>(dA, c.part, c.y, c.a, c.b, c.use_beta, stream);
 }
 
 #endif /* PSL_CUDA_WIDE_CUH */
