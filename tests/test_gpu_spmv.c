@@ -262,6 +262,16 @@ static psl_status gpu_run(const psl_dmatrix *dA, int32_t nrows, int32_t ncols, c
     return st;
 }
 
+/* sum |v * x[col]| over row r of a CSR view (x of type vt). */
+static double row_magnitude(const int64_t *rp, const int32_t *ci, const double *v, int32_t r,
+                            const void *x, psl_scalar vt)
+{
+    double mag = 0;
+    for (int64_t k = rp[r]; k < rp[r + 1]; k++)
+        mag += fabs(v[k] * vget(x, vt, ci[k]));
+    return mag;
+}
+
 /* CSR check: |gpu - cpu| within twice the rounding-error bound of the
  * accumulation type, per row, from the FP64 source matrix R. */
 static int64_t csr_out_of_bound(const psl_matrix *R, const void *x, double alpha, const void *y0,
@@ -276,9 +286,7 @@ static int64_t csr_out_of_bound(const psl_matrix *R, const void *x, double alpha
         return 0;
     const double u = vt == PSL_FP64 ? 0x1p-53 : 0x1p-24;
     for (int32_t i = 0; i < info.nrows; i++) {
-        double mag = 0;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-            mag += fabs(v[k] * vget(x, vt, ci[k]));
+        double mag = row_magnitude(rp, ci, v, i, x, vt);
         double len = (double)(rp[i + 1] - rp[i]);
         double bound = 2 * (len + 3) * u * (fabs(alpha) * mag * (1 + 0x1p-20));
         if (beta != 0)
@@ -346,9 +354,7 @@ static int row_within_bound(const psl_matrix *R, int32_t r, const void *x, doubl
     if (psl_matrix_csr_view(R, &rp, &ci, &v) != PSL_OK)
         return 0;
     const double u = vt == PSL_FP64 ? 0x1p-53 : 0x1p-24;
-    double mag = 0;
-    for (int64_t k = rp[r]; k < rp[r + 1]; k++)
-        mag += fabs(v[k] * vget(x, vt, ci[k]));
+    double mag = row_magnitude(rp, ci, v, r, x, vt);
     double bound = 4 * (double)(rp[r + 1] - rp[r] + 3) * u * fabs(alpha) * mag;
     if (beta != 0)
         bound += 2 * 3 * u * fabs(beta * y0);
