@@ -6,6 +6,8 @@
 # Usage (device tool): bash bench/tune_cuda.sh [SPEC...]
 #   TUNE_VARIANTS   name=flags lines (default: the shipped settings and one other)
 #   TUNE_KERNELS    comma list for --kernels
+#   TUNE_ARGS       more packsell bench options (default: --permute explicit,
+#                   the suite's setting: the same rows as cuSPARSE)
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
@@ -37,8 +39,8 @@ for v in $NAMES; do
     grep -o 'REG:[0-9]*\|STACK:[0-9]*' | sort | uniq -c | tr '\n' ' ' >"$OUT/regs-$v.txt"
   for s in "${SPECS[@]}"; do
     echo "== $v ${V[$v]} $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" >>"$OUT/tune.txt"
-    $d/packsell bench "$s" --device cuda --scale rows --kernels $KERNELS 2>&1 |
-      grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
+    $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels $KERNELS 2>&1 |
+      tee -a "$OUT/raw-$v.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
       awk -v v="$v" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
   done
 done >"$OUT/tune-progress.txt"

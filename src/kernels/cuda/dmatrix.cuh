@@ -57,6 +57,7 @@ struct psl_dmatrix {
     uint64_t magic;
     int device;   /* the device the arrays live on */
     int grid_max; /* most blocks worth launching: SMs x resident blocks per SM */
+    int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
     psl_matrix_info info;
     psl_format format;
     psl_scalar value_type;
@@ -65,6 +66,7 @@ struct psl_dmatrix {
     psl_codec codec;
 
     psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
+    int64_t max_width; /* widest slice in positions (C = 32 only, else 0) */
     void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
     /* long rows: (slice, first block) of each wide slice wider than one
      * block, finished by psl_wide_finish_kernel from the workspace */
@@ -125,6 +127,27 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #ifndef PSL_CUDA_GRID_FULL
 #define PSL_CUDA_GRID_FULL 1
 #endif
+/* PackSELL's short-row kernel (every row in one load of its words and one
+ * of its x values: rows of at most 2 x PSL_PACK_UNROLL words, or 2 x
+ * PSL_LAT_UNROLL on small matrices); 0 turns it off. */
+#ifndef PSL_SHORT_KERNEL
+#define PSL_SHORT_KERNEL 1
+#endif
+/* Small matrices (every row's thread resident at once: rows <= SMs x
+ * PSL_LAT_MINB x PSL_CUDA_BLOCK) do not need occupancy, only a short
+ * chain of round trips: their kernels unroll PSL_LAT_UNROLL deep with up
+ * to 65536 / (PSL_LAT_MINB x PSL_CUDA_BLOCK) registers, when their mean
+ * slice width is at most 2 x PSL_LAT_UNROLL (measured: wider rows, as in
+ * HPCG 32^3, run faster in the general kernel). 0 turns it off. */
+#ifndef PSL_LAT
+#define PSL_LAT 1
+#endif
+#ifndef PSL_LAT_MINB
+#define PSL_LAT_MINB 2
+#endif
+#ifndef PSL_LAT_UNROLL
+#define PSL_LAT_UNROLL 8
+#endif
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
  * the kernels stride over the rest. */
@@ -136,6 +159,16 @@ static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
     if (b > INT32_MAX)
         b = INT32_MAX;
     return (unsigned)(b < 1 ? 1 : b);
+}
+
+/* Whether the SELL/PackSELL kernels of dA take their small-matrix form
+ * (PSL_LAT): C = 32, at most lat_rows rows, mean slice width at most
+ * 2 x PSL_LAT_UNROLL positions. */
+static inline bool psl_cuda_small_rows(const psl_dmatrix *dA)
+{
+    const psl_matrix_info &f = dA->info;
+    return dA->s.C == 32 && dA->nrows <= dA->lat_rows && f.nslices > 0 &&
+           f.stored <= (int64_t)f.nslices * 32 * 2 * PSL_LAT_UNROLL;
 }
 
 /* Kernel launchers: arguments checked by the dispatcher, alpha/beta already

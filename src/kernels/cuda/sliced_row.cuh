@@ -43,6 +43,22 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
     return r;
 }
 
+/* The one-thread-per-row part of a sliced kernel: this thread's rows i,
+ * i + stride, ... (below nrows), each handed to body(i, slot) unless its
+ * slice is at least wide_min positions wide (the long-row blocks have it).
+ * (Loading the next row's slice offsets before the current row runs, with
+ * two rows per thread, was measured slower: bench/NOTES.md.) */
+template <int CC, class Body>
+__device__ __forceinline__ void psl_for_rows(const psl_dsliced &m, uint32_t i, uint32_t stride,
+                                             Body body)
+{
+    for (; i < (uint32_t)m.nrows; i += stride) {
+        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
+        if (r.width < m.wide_min)
+            body(i, r);
+    }
+}
+
 /* Index into y of stored row i: with implicit permutation (perm != NULL)
  * the original row (i/sigma)*sigma + perm[i], otherwise i. */
 __device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, uint32_t i)

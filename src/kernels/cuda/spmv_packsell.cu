@@ -17,12 +17,21 @@
  * starting from its checkpointed column; rows of wide slices are skipped by
  * the one-thread-per-row part and written by their block (psl_wide_end) or,
  * for slices wider than one block, by psl_wide_finish.
+ *
+ * Three forms, picked per matrix at launch (psl_pack_launch): a short-row
+ * kernel when every row fits one group of loads, the general kernel, and
+ * the general kernel for small matrices (deeper groups, fewer resident
+ * threads: dmatrix.cuh, PSL_LAT). All give the same bits.
  */
 #include "wide.cuh"
 
 #include "format/word.h"
 
 enum { PSL_FAM_E8 = 0, PSL_FAM_F16 = 1, PSL_FAM_GEN = 2 };
+
+#ifndef PSL_SHORT16_ANY
+#define PSL_SHORT16_ANY 0
+#endif
 
 /* What a kernel needs of the codec, set once per launch:
  * dmask2 -- a flag-1 word's delta, doubled, is w & dmask2 ((2^D - 1) << 1);
@@ -85,7 +94,7 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
     const bool exact = FAM == PSL_FAM_F16 && sizeof(typename V::elem) == 2;
     const uint32_t dm2 = psl_pack_dmask2<FAM>(k);
     uint32_t col2[U];
-    ACC xv[U];
+    typename V::elem xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++) {
         c2 += w[u] & ((w[u] & PSL_WORD_FLAG) ? dm2 : 0xfffffffeu);
@@ -94,16 +103,42 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (w[u] & PSL_WORD_FLAG) /* xv[u] is only read under the same flag */
-            xv[u] = V::x2(x, col2[u]);
+            xv[u] = V::raw2(x, col2[u]);
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (w[u] & PSL_WORD_FLAG)
-            t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), xv[u]);
+            t = psl_madd<exact>(t, (ACC)psl_pack_decode<FAM>(w[u], k), (ACC)V::widen(xv[u]));
 }
 
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
+
+
+/* The last r <= 2U positions of a row from p, as one group of 2U: the
+ * words past r read as 0 (flag 0), so every x load of the tail is issued
+ * before the first is used -- one round trip to memory for the words and
+ * one for x, where two groups of U would wait for x twice. */
+template <class V, int FAM, int CC, int U, bool FUSED>
+__device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, uint32_t r,
+                                              uint32_t C, uint32_t &c2, typename V::acc &t,
+                                              const typename V::elem *__restrict__ x,
+                                              const psl_pack_codec &k)
+{
+    const uint32_t stride = CC ? (uint32_t)CC : C;
+    if (FUSED) {
+        uint32_t w[2 * U];
+        psl_pack_load<CC, 2 * U>(p, C, w, r);
+        psl_pack_use<V, FAM, 2 * U>(w, c2, t, x, k);
+        return;
+    }
+    uint32_t w0[U], w1[U];
+    psl_pack_load<CC, U>(p, C, w0, r);
+    psl_pack_load<CC, U>(p + U * stride, C, w1, r > U ? r - U : 0u);
+    psl_pack_use<V, FAM, U>(w0, c2, t, x, k);
+    if (r > U)
+        psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
+}
 
 /* The whole row: width positions from p, U at a time while more than 2U
  * are left, then the last (up to 2U) with both groups' loads in flight
@@ -112,7 +147,7 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
  * every group's loads behind the previous group's x gathers, unrolling 8
  * deep, and a TMA bulk prefetch of each slice into L2 were measured and are
  * slower: bench/NOTES.md.) */
-template <class V, int FAM, int CC, int U>
+template <class V, int FAM, int CC, int U, bool FUSED = false>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -125,13 +160,7 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
         psl_pack_load<CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
-    const uint32_t r = width - j; /* 0 <= r <= 2U */
-    uint32_t w0[U], w1[U];
-    psl_pack_load<CC, U>(p, C, w0, r);
-    psl_pack_load<CC, U>(p + U * stride, C, w1, r > U ? r - U : 0u);
-    psl_pack_use<V, FAM, U>(w0, c2, t, x, k);
-    if (r > U)
-        psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
+    psl_pack_tail<V, FAM, CC, U, FUSED>(p, width - j, C, c2, t, x, k);
 }
 
 /* A long-row block: each warp one segment of a wide slice, from its
@@ -151,8 +180,19 @@ __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pa
     psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
 }
 
-template <class V, int FAM, int CC>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
+/* The doubled starting column of stored row i (its column block's). */
+__device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint32_t i)
+{
+    const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
+    return 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
+}
+
+/* The general kernel: long-row blocks first, then psl_for_rows. LAT (small
+ * matrices, C = 32): every thread is resident at once, so it trades
+ * occupancy for a shorter chain of round trips -- groups of PSL_LAT_UNROLL
+ * and the last up to 2 x PSL_LAT_UNROLL words loaded together. */
+template <class V, int FAM, int CC, bool LAT>
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta, typename V::acc *__restrict__ part)
@@ -165,18 +205,57 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
-    for (uint32_t i = (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows;
-         i += stride) {
-        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
-        if (r.width >= m.wide_min)
-            continue;
-        const int64_t o = psl_out_row(m, i); /* its perm load overlaps the row's */
-        const uint32_t b0 = psl_round_down(i, m.dblock, m.dblock_shift);
-        uint32_t c2 = 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
-        ACC t = 0;
-        psl_pack_row<V, FAM, CC, PSL_PACK_UNROLL>(m.words + r.first, r.width, C, c2, t, x, k);
-        V::finish(y, o, t, a, b, use_beta);
-    }
+    psl_for_rows<CC>(m, (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x, stride,
+                     [&](uint32_t i, const psl_row_slot &r) {
+                         const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
+                         ACC t = 0;
+                         psl_pack_row<V, FAM, CC, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT>(
+                             m.words + r.first, r.width, C, psl_pack_start_c2(m, i), t, x, k);
+                         V::finish(y, o, t, a, b, use_beta);
+                     });
+}
+
+/* Short rows (every slice at most SU positions, C = 32, no long rows):
+ * the row as one predicated group of SU words, so its x loads are all in
+ * flight together (psl_pack_tail; the general kernel cannot afford the
+ * registers for that under its cap of 32), in a kernel with nothing else
+ * in it -- on tiny matrices the general kernel's size and setup show.
+ * SU = 2 x PSL_PACK_UNROLL at full occupancy; SU = 2 x PSL_LAT_UNROLL for
+ * small matrices only (psl_cuda_small_rows: they need no occupancy). */
+template <class V, int FAM, int SU>
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PSL_CUDA_MINB_FOR(V)
+                                                                           : PSL_LAT_MINB)
+    psl_packsell_short_kernel(psl_dsliced m, psl_pack_codec k,
+                              const typename V::elem *__restrict__ x,
+                              typename V::elem *__restrict__ y, typename V::acc a,
+                              typename V::acc b, bool use_beta)
+{
+    typedef typename V::acc ACC;
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint32_t)m.nrows)
+        return;
+    const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
+    const int64_t o = psl_out_row(m, i);
+    uint32_t w[SU];
+    psl_pack_load<PSL_CC_FIXED, SU>(m.words + r.first, PSL_CC_FIXED, w, r.width);
+    uint32_t c2 = psl_pack_start_c2(m, i);
+    ACC t = 0;
+    psl_pack_use<V, FAM, SU>(w, c2, t, x, k);
+    V::finish(y, o, t, a, b, use_beta);
+}
+
+/* Words per row of the short-row kernel that runs dA: 2 x PSL_PACK_UNROLL
+ * when every slice fits that, 2 x PSL_LAT_UNROLL for a small matrix whose
+ * slices fit that, else 0 (the general kernel). Never with long rows. */
+static int psl_pack_short_words(const psl_dmatrix *dA)
+{
+    if (!PSL_SHORT_KERNEL || dA->s.C != PSL_CC_FIXED || dA->s.n_wblk != 0)
+        return 0;
+    if (dA->max_width <= 2 * PSL_PACK_UNROLL)
+        return 2 * PSL_PACK_UNROLL;
+    if ((PSL_SHORT16_ANY || dA->nrows <= dA->lat_rows) && dA->max_width <= 2 * PSL_LAT_UNROLL)
+        return 2 * PSL_LAT_UNROLL;
+    return 0;
 }
 
 template <class V, int FAM>
@@ -189,12 +268,25 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.vmask = ~(k.dmask2 | 1u);
     k.e = m.e;
     k.scale = m.scale;
+    const int su = psl_pack_short_words(dA);
+    const bool lat = su == 0 && psl_cuda_small_rows(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    if (m.C == PSL_CC_FIXED)
-        psl_packsell_kernel<V, FAM, PSL_CC_FIXED><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
-            m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+    if (su == 2 * PSL_PACK_UNROLL)
+        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL>
+            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+    else if (su == 2 * PSL_LAT_UNROLL)
+        psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL>
+            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+    else if (m.C == PSL_CC_FIXED && lat)
+        psl_packsell_kernel<V, FAM, PSL_CC_FIXED, true>
+            <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta,
+                                                        c.part);
+    else if (m.C == PSL_CC_FIXED)
+        psl_packsell_kernel<V, FAM, PSL_CC_FIXED, false>
+            <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta,
+                                                        c.part);
     else
-        psl_packsell_kernel<V, FAM, 0><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+        psl_packsell_kernel<V, FAM, 0, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
             m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     return psl_sliced_end(dA, c, "PackSELL SpMV", stream);
 }

@@ -11,120 +11,138 @@
  * for it. Long rows (C = 32, long_rows.h): the first blocks take segments
  * of the wide slices, warp by warp; the one-thread-per-row part skips those
  * rows, and their block (psl_wide_end) or, for slices wider than one block,
- * psl_wide_finish writes them.
+ * psl_wide_finish writes them. Small matrices (dmatrix.cuh, PSL_LAT) run
+ * the same kernel with deeper groups and fewer resident threads.
  */
 #include "wide.cuh"
 
-/* Stored value k of each SELL value type, in its natural float type. */
+/* Stored value k of each SELL value type: raw() loads its bits (raw_t),
+ * widen() turns them into its natural float type -- two steps, so that a
+ * group's loads are all issued before the first conversion waits on one. */
 template <int VT> struct psl_sell_val;
 template <> struct psl_sell_val<PSL_FP64> {
-    static __device__ __forceinline__ double get(const void *v, int64_t k)
+    typedef double raw_t;
+    static __device__ __forceinline__ double raw(const void *v, int64_t k)
     {
         return __ldg((const double *)v + k);
     }
+    static __device__ __forceinline__ double widen(double r) { return r; }
 };
 template <> struct psl_sell_val<PSL_FP32> {
-    static __device__ __forceinline__ float get(const void *v, int64_t k)
+    typedef float raw_t;
+    static __device__ __forceinline__ float raw(const void *v, int64_t k)
     {
         return __ldg((const float *)v + k);
     }
+    static __device__ __forceinline__ float widen(float r) { return r; }
 };
 template <> struct psl_sell_val<PSL_FP16> {
-    static __device__ __forceinline__ float get(const void *v, int64_t k)
+    typedef unsigned short raw_t;
+    static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return __half2float(__ushort_as_half(__ldg((const unsigned short *)v + k)));
+        return __ldg((const unsigned short *)v + k);
+    }
+    static __device__ __forceinline__ float widen(unsigned short r)
+    {
+        return __half2float(__ushort_as_half(r));
     }
 };
 template <> struct psl_sell_val<PSL_BF16> {
-    static __device__ __forceinline__ float get(const void *v, int64_t k)
+    typedef unsigned short raw_t;
+    static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return __uint_as_float((uint32_t)__ldg((const unsigned short *)v + k) << 16);
+        return __ldg((const unsigned short *)v + k);
+    }
+    static __device__ __forceinline__ float widen(unsigned short r)
+    {
+        return __uint_as_float((uint32_t)r << 16);
     }
 };
 
-/* U positions of one row: columns (-1: nothing) and values in the
- * accumulation type. */
-template <class ACC, int U> struct psl_sell_group {
+/* U positions of one row: columns (-1: nothing) and the values' bits. */
+template <int VT, int U> struct psl_sell_group {
     int32_t col[U];
-    ACC val[U];
+    typename psl_sell_val<VT>::raw_t val[U];
 };
 
 /* Load U positions of one row from entry index q (position stride C;
  * immediate offsets when C is compiled in), only the first n when n < U. */
-template <class ACC, int VT, int CC, int U>
+template <int VT, int CC, int U>
 __device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_dsliced &m,
-                                              psl_sell_group<ACC, U> &g, uint32_t n = U)
+                                              psl_sell_group<VT, U> &g, uint32_t n = U)
 {
     if (n >= (uint32_t)U) { /* warp-uniform at C = 32: a slice's rows share n */
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
             g.col[u] = __ldg(m.col + e);
-            g.val[u] = psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e));
+            g.val[u] = psl_sell_val<VT>::raw(m.val, e);
         }
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
             g.col[u] = (uint32_t)u < n ? __ldg(m.col + e) : -1;
-            g.val[u] = (uint32_t)u < n ? psl_to_acc<ACC>(psl_sell_val<VT>::get(m.val, e)) : (ACC)0;
+            g.val[u] = (uint32_t)u < n ? psl_sell_val<VT>::raw(m.val, e) : 0;
         }
     }
 }
 
-/* Use a loaded group: the x loads, then the sums in stored order. */
+/* Use a loaded group: the x loads, then the sums in stored order (values
+ * and x converted only there). */
 template <class V, int VT, int U>
-__device__ __forceinline__ void psl_sell_use(const psl_sell_group<typename V::acc, U> &g,
-                                             typename V::acc &t,
+__device__ __forceinline__ void psl_sell_use(const psl_sell_group<VT, U> &g, typename V::acc &t,
                                              const typename V::elem *__restrict__ x)
 {
     typedef typename V::acc ACC;
     const bool exact = VT == PSL_FP16 && sizeof(typename V::elem) == 2;
-    ACC xv[U];
+    typename V::elem xv[U];
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (g.col[u] >= 0) /* xv[u] is only read under the same condition */
-            xv[u] = V::x(x, (uint32_t)g.col[u]);
+            xv[u] = V::raw2(x, 2u * (uint32_t)g.col[u]);
 #pragma unroll
     for (int u = 0; u < U; u++)
         if (g.col[u] >= 0)
-            t = psl_madd<exact>(t, g.val[u], xv[u]);
+            t = psl_madd<exact>(t, psl_to_acc<ACC>(psl_sell_val<VT>::widen(g.val[u])),
+                                (ACC)V::widen(xv[u]));
 }
 
 #ifndef PSL_SELL_UNROLL
 #define PSL_SELL_UNROLL 4
 #endif
 
-/* width positions of one row from entry q into t, PSL_SELL_UNROLL at a
- * time, the last group predicated (its loads in flight together instead of
- * one round trip per remaining entry: short rows are latency-bound). Unlike
+/* width positions of one row from entry q into t, U at a time, the last
+ * group predicated (its loads in flight together instead of one round trip
+ * per remaining entry: short rows are latency-bound). Unlike
  * psl_pack_row, the last two groups are not loaded together: with columns
  * and values that is 16 more live registers, and measured slower
  * (bench/NOTES.md). */
-template <class V, int VT, int CC>
+template <class V, int VT, int CC, int U = PSL_SELL_UNROLL>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
                                              typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
                                              const psl_dsliced &m)
 {
-    typedef typename V::acc ACC;
-    const int U = PSL_SELL_UNROLL;
     const uint32_t stride = CC ? (uint32_t)CC : C;
     uint32_t j = 0;
     for (; j + U <= width; j += U, q += U * stride) {
-        psl_sell_group<ACC, U> g;
-        psl_sell_load<ACC, VT, CC, U>(q, C, m, g);
+        psl_sell_group<VT, U> g;
+        psl_sell_load<VT, CC, U>(q, C, m, g);
         psl_sell_use<V, VT, U>(g, t, x);
     }
     if (j < width) {
-        psl_sell_group<ACC, U> g;
-        psl_sell_load<ACC, VT, CC, U>(q, C, m, g, width - j);
+        psl_sell_group<VT, U> g;
+        psl_sell_load<VT, CC, U>(q, C, m, g, width - j);
         psl_sell_use<V, VT, U>(g, t, x);
     }
 }
 
-template <class V, int VT, int CC>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
+/* The general kernel: long-row blocks first, then psl_for_rows. LAT (small
+ * matrices, C = 32: every thread resident at once) unrolls PSL_LAT_UNROLL
+ * deep under a looser register cap. */
+template <class V, int VT, int CC, bool LAT>
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                     bool use_beta, typename V::acc *__restrict__ part)
@@ -140,16 +158,14 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_CUDA_MINB_FOR(V))
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
-    for (uint32_t i = (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x; i < (uint32_t)m.nrows;
-         i += stride) {
-        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
-        if (r.width >= m.wide_min)
-            continue;
-        const int64_t o = psl_out_row(m, i); /* its perm load overlaps the row's */
-        ACC t = 0;
-        psl_sell_row<V, VT, CC>(r.first, r.width, C, t, x, m);
-        V::finish(y, o, t, a, b, use_beta);
-    }
+    psl_for_rows<CC>(m, (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x, stride,
+                     [&](uint32_t i, const psl_row_slot &r) {
+                         const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
+                         ACC t = 0;
+                         psl_sell_row<V, VT, CC, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(
+                             r.first, r.width, C, t, x, m);
+                         V::finish(y, o, t, a, b, use_beta);
+                     });
 }
 
 template <class V, int VT>
@@ -157,12 +173,16 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
                                   void *y, void *workspace, cudaStream_t stream)
 {
     const psl_dsliced &m = dA->s;
+    const bool lat = psl_cuda_small_rows(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    if (m.C == PSL_CC_FIXED)
-        psl_sell_kernel<V, VT, PSL_CC_FIXED><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+    if (lat)
+        psl_sell_kernel<V, VT, PSL_CC_FIXED, true><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+    else if (m.C == PSL_CC_FIXED)
+        psl_sell_kernel<V, VT, PSL_CC_FIXED, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
             m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     else
-        psl_sell_kernel<V, VT, 0><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
+        psl_sell_kernel<V, VT, 0, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
             m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     return psl_sliced_end(dA, c, "SELL SpMV", stream);
 }

@@ -37,19 +37,22 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
 }
 
 /* Vector kinds. elem: storage of x and y; acc: accumulation type.
- * x(): x[c] in the accumulation type through the read-only data path (exact);
- * x2(): the same for a doubled column c2 = 2*c (byte offset c2*sizeof(elem)/2,
- *       so the PackSELL kernel needs no shift to turn its column into an address);
+ * raw2(): the bits of x[c] for a doubled column c2 = 2*c (byte offset
+ *       c2*sizeof(elem)/2, so the PackSELL kernel needs no shift to turn its
+ *       column into an address), through the read-only data path;
+ * widen(): those bits in the accumulation type (exact). Two steps, so that a
+ *       kernel issues all the x loads of a group before the first conversion
+ *       waits on one (ptxas interleaves load, convert, load otherwise);
  * finish(): y[o] = a*t (+ b*y[o] when use_beta), rounded to the vector type
  * (FP16 round-to-nearest-even). */
 struct psl_vec64 {
     typedef double elem;
     typedef double acc;
-    static __device__ __forceinline__ double x(const double *x, uint32_t c) { return __ldg(x + c); }
-    static __device__ __forceinline__ double x2(const double *x, uint32_t c2)
+    static __device__ __forceinline__ double raw2(const double *x, uint32_t c2)
     {
         return __ldg((const double *)((const char *)x + (size_t)c2 * 4));
     }
+    static __device__ __forceinline__ double widen(double v) { return v; }
     static __device__ __forceinline__ void finish(double *y, int64_t o, double t, double a,
                                                   double b, bool use_beta)
     {
@@ -63,11 +66,11 @@ struct psl_vec64 {
 struct psl_vec32 {
     typedef float elem;
     typedef float acc;
-    static __device__ __forceinline__ float x(const float *x, uint32_t c) { return __ldg(x + c); }
-    static __device__ __forceinline__ float x2(const float *x, uint32_t c2)
+    static __device__ __forceinline__ float raw2(const float *x, uint32_t c2)
     {
         return __ldg((const float *)((const char *)x + (size_t)c2 * 2));
     }
+    static __device__ __forceinline__ float widen(float v) { return v; }
     static __device__ __forceinline__ void finish(float *y, int64_t o, float t, float a, float b,
                                                   bool use_beta)
     {
@@ -81,13 +84,13 @@ struct psl_vec32 {
 struct psl_vec16 {
     typedef unsigned short elem; /* IEEE binary16 bits */
     typedef float acc;
-    static __device__ __forceinline__ float x(const unsigned short *x, uint32_t c)
+    static __device__ __forceinline__ unsigned short raw2(const unsigned short *x, uint32_t c2)
     {
-        return __half2float(__ushort_as_half(__ldg(x + c)));
+        return __ldg((const unsigned short *)((const char *)x + c2));
     }
-    static __device__ __forceinline__ float x2(const unsigned short *x, uint32_t c2)
+    static __device__ __forceinline__ float widen(unsigned short v)
     {
-        return __half2float(__ushort_as_half(__ldg((const unsigned short *)((const char *)x + c2))));
+        return __half2float(__ushort_as_half(v));
     }
     static __device__ __forceinline__ void finish(unsigned short *y, int64_t o, float t, float a,
                                                   float b, bool use_beta)

@@ -97,6 +97,7 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
         for (int32_t k = 0; k < nslices; k++)
             if ((h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C > max_width)
                 max_width = (h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C;
+    d->max_width = max_width; /* the kernels' short-row path */
     psl_wide_rule(d->nrows, max_width, &wide_min, &seg);
     if (max_width < wide_min)
         return PSL_OK;

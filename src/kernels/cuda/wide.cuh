@@ -131,8 +131,8 @@ static psl_status psl_wide_finish(const psl_dmatrix *dA, const void *part,
 }
 
 /* What a SELL or PackSELL launch passes, the same for both kernels: grid
- * (the long-row blocks, then one thread per row; rows of wide slices return
- * at once), dynamic shared memory (the warps' sums of a long-row block, none
+ * (the long-row blocks, then one thread per row; rows of wide slices are
+ * skipped), dynamic shared memory (the warps' sums of a long-row block, none
  * when the matrix has no wide slice), the vectors, alpha and beta in the
  * accumulation type, and the workspace of partial sums. */
 template <class V> struct psl_sliced_call {
