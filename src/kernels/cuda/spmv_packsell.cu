@@ -266,7 +266,6 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.e = m.e;
     k.scale = m.scale;
     const int su = psl_pack_short_words(dA);
-    const bool lat = su == 0 && psl_cuda_small_rows(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (su == 2 * PSL_PACK_UNROLL)
         psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL>
@@ -274,17 +273,12 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     else if (su == 2 * PSL_LAT_UNROLL)
         psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL>
             <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
-    else if (m.C == PSL_CC_FIXED && lat)
-        psl_packsell_kernel<V, FAM, PSL_CC_FIXED, true>
-            <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta,
-                                                        c.part);
-    else if (m.C == PSL_CC_FIXED)
-        psl_packsell_kernel<V, FAM, PSL_CC_FIXED, false>
-            <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta,
-                                                        c.part);
     else
-        psl_packsell_kernel<V, FAM, 0, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
-            m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+        psl_sliced_form(dA, [&](auto cc, auto small) {
+            psl_packsell_kernel<V, FAM, decltype(cc)::value, decltype(small)::value>
+                <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b,
+                                                            c.use_beta, c.part);
+        });
     return psl_sliced_end(dA, c, "PackSELL SpMV", stream);
 }
 

@@ -173,17 +173,12 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
                                   void *y, void *workspace, cudaStream_t stream)
 {
     const psl_dsliced &m = dA->s;
-    const bool lat = psl_cuda_small_rows(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    if (lat)
-        psl_sell_kernel<V, VT, PSL_CC_FIXED, true><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
-            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
-    else if (m.C == PSL_CC_FIXED)
-        psl_sell_kernel<V, VT, PSL_CC_FIXED, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
-            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
-    else
-        psl_sell_kernel<V, VT, 0, false><<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(
-            m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+    psl_sliced_form(dA, [&](auto cc, auto small) {
+        psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value>
+            <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta,
+                                                        c.part);
+    });
     return psl_sliced_end(dA, c, "SELL SpMV", stream);
 }
 

@@ -10,6 +10,8 @@
 
 #include "sliced_row.cuh"
 
+#include <type_traits>
+
 static_assert(PSL_CUDA_BLOCK == 32 * PSL_WIDE_WARPS, "a long-row block is PSL_WIDE_WARPS warps");
 static_assert(PSL_CC_FIXED == PSL_WIDE_C, "the long-row split runs in the C = 32 kernels");
 
@@ -160,6 +162,21 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
     c.use_beta = beta != 0;
     c.part = (typename V::acc *)workspace;
     return c;
+}
+
+/* The form of the general SELL/PackSELL kernel that runs dA, handed to
+ * launch(cc, small) as compile-time constants: (PSL_CC_FIXED, small
+ * matrix or not) for C = 32 (psl_cuda_small_rows), (0, false) for any
+ * other C. */
+template <class F> static inline void psl_sliced_form(const psl_dmatrix *dA, F launch)
+{
+    typedef std::integral_constant<int, PSL_CC_FIXED> c32;
+    if (dA->s.C != PSL_CC_FIXED)
+        launch(std::integral_constant<int, 0>(), std::false_type());
+    else if (psl_cuda_small_rows(dA))
+        launch(c32(), std::true_type());
+    else
+        launch(c32(), std::false_type());
 }
 
 /* After the launch of kernel `name`: its status, then the finishing kernel
