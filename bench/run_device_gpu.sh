@@ -4,8 +4,8 @@
 # test_gpu_spmv (device SpMV against the CPU, bitwise for SELL and PackSELL),
 # the other GPU tests (test_gpu_*: device conversion, > 2^31 words), the rest
 # of the test suite, then compute-sanitizer memcheck on
-# test_gpu_spmv test by test while time remains. Logs go to $OUT; a short
-# table is printed last.
+# test_gpu_spmv test by test while time remains. Logs go to $OUT (and all
+# of them to $OUT/0all.tgz, out_archive.sh); a short table is printed last.
 # Usage (device tool): bash bench/run_device_gpu.sh
 #   PSL_GPU_DEADLINE=seconds   stop starting memcheck runs after this (default 520)
 #   PSL_GPU_SKIP_CTEST=1       skip the CPU tests (they run in CI anyway)
@@ -18,8 +18,12 @@ export PATH="$PATH:/usr/local/cuda/bin"
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$OUT/log.txt"; }
 elapsed() { echo $(($(date +%s) - START)); }
 
+. "$(dirname "$0")/out_archive.sh"
 ROWS=()
-row() { ROWS+=("$(printf '%-38s %-8s %6s  %s' "$1" "$2" "$3" "$4")"); }
+row() {
+  ROWS+=("$(printf '%-38s %-8s %6s  %s' "$1" "$2" "$3" "$4")")
+  out_archive
+}
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -123,3 +127,4 @@ log "done after $(elapsed) s"
   printf '%-38s %-8s %6s  %s\n' "step" "result" "sec" "detail"
   printf '%s\n' "${ROWS[@]}"
 } | tee "$OUT/summary.txt"
+out_archive

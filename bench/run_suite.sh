@@ -19,7 +19,9 @@
 # the same output order as the cuSPARSE kernels, so both do the same work;
 # PSL_SUITE_PERMUTE=implicit for the library's default, which also scatters
 # y back to the original order).
-# Output: $OUT/NAME.json and $OUT/NAME.txt per matrix, $OUT/suite-log.txt.
+# Output: $OUT/NAME.json and $OUT/NAME.txt per matrix, $OUT/suite-log.txt,
+# and all of them in $OUT/0all.tgz (out_archive.sh: the device tool returns
+# at most 8 files).
 # Real matrices: matrices/NAME.mtx is looked up in $PSL_MATRIX_DIR, then
 # ../shared/matrices, then .suite-matrices/ (copy them there, git-ignored,
 # and name it in the device tool's `carry`: `bash bench/run_suite.sh --stage`).
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
 done
 K=${PART%/*} N=${PART#*/}
 mkdir -p "$OUT"
+. "$(dirname "$0")/out_archive.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
 # idle OpenMP workers (the CPU reference between kernels) sleep instead of
 # spinning next to the thread that enqueues the timed runs
@@ -76,5 +79,7 @@ while IFS=$'\t' read -r name source kind; do
     echo "$name ($kind): FAILED (exit $?), see $name.txt" | tee -a "$OUT/suite-log.txt"
   fi
   ran=$((ran + 1))
+  out_archive
 done <bench/suite.tsv
 echo "part $PART: ran $ran, skipped $skipped (already done), failed $failed" | tee -a "$OUT/suite-log.txt"
+out_archive

@@ -11,6 +11,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
+. "$(dirname "$0")/out_archive.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
 SPECS=("$@")
 [ ${#SPECS[@]} -eq 0 ] && SPECS=(gen:hpcg:7:7:7 gen:lap2d:2048)
@@ -42,6 +43,7 @@ for v in $NAMES; do
     $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels $KERNELS 2>&1 |
       tee -a "$OUT/raw-$v.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
       awk -v v="$v" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
+    out_archive
   done
 done >"$OUT/tune-progress.txt"
 # table: one row per matrix x kernel, one column per variant
@@ -56,3 +58,4 @@ print("%-24s %-20s" % ("matrix", "kernel") + "".join("%14s" % v[:14] for v in vs
 for (s, k), d in t.items():
     print("%-24s %-20s" % (s[:24], k) + "".join("%14s" % d.get(v, "-") for v in vs))
 PY
+out_archive
