@@ -91,6 +91,16 @@ psl_status psl_slice_offsets(int32_t nrows, int32_t C, const int64_t *len, const
  * to free. */
 psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order);
 
+/* Fill of one slice k of A from the CSR src (stored row -> original row in
+ * order), rounding values by policy: the smallest entry index of src that
+ * failed to round (INT64_MAX: none); underflows are added to *under. */
+typedef int64_t (*psl_slice_fill)(psl_matrix *A, const psl_matrix *src, const int32_t *order,
+                                  int64_t k, psl_overflow policy, int64_t *under);
+/* fill over every slice of A, in parallel when A is large: the smallest
+ * failing entry index of all (INT64_MAX: none), underflows in *under. */
+int64_t psl_fill_slices(psl_matrix *A, const psl_matrix *src, const int32_t *order,
+                        psl_overflow policy, psl_slice_fill fill, int64_t *under);
+
 /* Builders called by psl_matrix_convert once src and opt are validated.
  * dry: lay out the slices and count (stored, padding, dummies, bytes) but
  * allocate and fill no value/column/word arrays -- the handle is then only

@@ -77,14 +77,9 @@ psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_con
          (st = psl_alloc(&A->sell_val, (size_t)A->stored, vsize, "SELL values")) != PSL_OK))
         goto fail;
 
-    int64_t bad = INT64_MAX, under = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(min : bad) reduction(+ : under) \
-    if (A->stored > PSL_PAR_MIN && !dry)
-    for (int64_t k = 0; k < (dry ? 0 : A->nslices); k++) {
-        int64_t b = fill_slice(A, src, order, k, opt->overflow, &under);
-        if (b < bad)
-            bad = b;
-    }
+    int64_t under = 0;
+    const int64_t bad =
+        dry ? INT64_MAX : psl_fill_slices(A, src, order, opt->overflow, fill_slice, &under);
     if (bad != INT64_MAX) {
         uint64_t bits;
         int uf;

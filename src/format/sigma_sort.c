@@ -1,8 +1,9 @@
 /*
  * sigma_sort.c -- the row order shared by SELL-C-sigma and PackSELL: inside
  * each block of sigma rows, rows sorted stably by descending length (ties
- * keep their original order), the perm array derived from it, and the slice
- * offsets of a slicing with C lanes.
+ * keep their original order), the perm array derived from it, the slice
+ * offsets of a slicing with C lanes, and the parallel loop that fills the
+ * slices (each builder brings its own fill of one slice).
  */
 #include "build.h"
 
@@ -137,4 +138,19 @@ psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order_
     A->stored = A->slice_ptr[A->nslices];
     *order_out = order;
     return PSL_OK;
+}
+
+int64_t psl_fill_slices(psl_matrix *A, const psl_matrix *src, const int32_t *order,
+                        psl_overflow policy, psl_slice_fill fill, int64_t *under)
+{
+    int64_t bad = INT64_MAX, u = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(min : bad) reduction(+ : u) \
+    if (A->stored > PSL_PAR_MIN)
+    for (int64_t k = 0; k < A->nslices; k++) {
+        int64_t b = fill(A, src, order, k, policy, &u);
+        if (b < bad)
+            bad = b;
+    }
+    *under = u;
+    return bad;
 }
