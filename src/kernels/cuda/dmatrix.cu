@@ -166,6 +166,7 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         d->grid_max = (int)(g < INT32_MAX ? g : INT32_MAX);
         d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_LAT_MINB * PSL_CUDA_BLOCK : 0;
     }
+    d->max_width = INT64_MAX; /* unknown until psl_dmatrix_setup_wide: no short-row kernel */
     d->format = A->format;
     d->value_type = A->value_type;
     d->nrows = A->nrows;

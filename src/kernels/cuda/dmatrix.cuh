@@ -66,7 +66,7 @@ struct psl_dmatrix {
     psl_codec codec;
 
     psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
-    int64_t max_width; /* widest slice in positions (C = 32 only, else 0) */
+    int64_t max_width; /* widest slice in positions (set for C = 32; else INT64_MAX) */
     void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
     /* long rows: (slice, first block) of each wide slice wider than one
      * block, finished by psl_wide_finish_kernel from the workspace */
