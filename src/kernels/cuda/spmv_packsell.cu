@@ -110,7 +110,6 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #define PSL_PACK_UNROLL 4
 #endif
 
-
 /* The last r <= 2U positions of a row from p, as one group of 2U: the
  * words past r read as 0 (flag 0), so every x load of the tail is issued
  * before the first is used -- one round trip to memory for the words and
