@@ -68,11 +68,11 @@ __device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, ui
     if (n >= (uint32_t)U) { /* warp-uniform at C = 32: a slice's rows share n */
 #pragma unroll
         for (int u = 0; u < U; u++)
-            w[u] = __ldg(p + (CC ? (uint32_t)(u * CC) : u * C));
+            w[u] = psl_ld_stream(p + (CC ? (uint32_t)(u * CC) : u * C));
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++)
-            w[u] = (uint32_t)u < n ? __ldg(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
+            w[u] = (uint32_t)u < n ? psl_ld_stream(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
     }
 }
 

@@ -24,7 +24,7 @@ template <> struct psl_sell_val<PSL_FP64> {
     typedef double raw_t;
     static __device__ __forceinline__ double raw(const void *v, int64_t k)
     {
-        return __ldg((const double *)v + k);
+        return psl_ld_stream((const double *)v + k);
     }
     static __device__ __forceinline__ double widen(double r) { return r; }
 };
@@ -32,7 +32,7 @@ template <> struct psl_sell_val<PSL_FP32> {
     typedef float raw_t;
     static __device__ __forceinline__ float raw(const void *v, int64_t k)
     {
-        return __ldg((const float *)v + k);
+        return psl_ld_stream((const float *)v + k);
     }
     static __device__ __forceinline__ float widen(float r) { return r; }
 };
@@ -40,7 +40,7 @@ template <> struct psl_sell_val<PSL_FP16> {
     typedef unsigned short raw_t;
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return __ldg((const unsigned short *)v + k);
+        return psl_ld_stream((const unsigned short *)v + k);
     }
     static __device__ __forceinline__ float widen(unsigned short r)
     {
@@ -51,7 +51,7 @@ template <> struct psl_sell_val<PSL_BF16> {
     typedef unsigned short raw_t;
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return __ldg((const unsigned short *)v + k);
+        return psl_ld_stream((const unsigned short *)v + k);
     }
     static __device__ __forceinline__ float widen(unsigned short r)
     {
@@ -75,14 +75,14 @@ __device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_d
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-            g.col[u] = __ldg(m.col + e);
+            g.col[u] = psl_ld_stream(m.col + e);
             g.val[u] = psl_sell_val<VT>::raw(m.val, e);
         }
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-            g.col[u] = (uint32_t)u < n ? __ldg(m.col + e) : -1;
+            g.col[u] = (uint32_t)u < n ? psl_ld_stream(m.col + e) : -1;
             g.val[u] = (uint32_t)u < n ? psl_sell_val<VT>::raw(m.val, e) : 0;
         }
     }
