@@ -17,6 +17,7 @@
  * the device API fails cleanly, prints "SKIP: no CUDA device (GPU tests
  * skipped)" and passes.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "packsell.h"
 #include "gpu_harness.h"
 #include "internal.h"
@@ -483,17 +484,32 @@ static void check_matrix(const psl_matrix *R, const char *name)
     }
 }
 
+/* Both load policies of the matrix streams (psl_cuda_stream_na picks by
+ * size; these matrices are small, so PSL_CUDA_STREAM_NA=1 forces the other
+ * one): pass 0 by size, pass 1 forced past L1. */
+static void set_stream_policy(int pass)
+{
+    if (pass == 0)
+        unsetenv("PSL_CUDA_STREAM_NA");
+    else
+        setenv("PSL_CUDA_STREAM_NA", "1", 1);
+}
+
 TEST(generated_matrices_match_cpu)
 {
     static const char *specs[] = {"hpcg:4:4:4", "lap2d:50", "powerlaw:3000:8:1.5",
                                   "random:2000:7"};
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        psl_matrix *R = NULL;
-        CHECK_OK(psl_generate(&R, specs[i]));
-        if (R)
-            check_matrix(R, specs[i]);
-        psl_matrix_destroy(&R);
+    for (int pass = 0; pass < 2; pass++) {
+        set_stream_policy(pass);
+        for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+            psl_matrix *R = NULL;
+            CHECK_OK(psl_generate(&R, specs[i]));
+            if (R)
+                check_matrix(R, specs[i]);
+            psl_matrix_destroy(&R);
+        }
     }
+    set_stream_policy(0);
 }
 
 /* Upload kind k of spec (C = 32, sigma = 256, implicit). */
@@ -521,7 +537,7 @@ static const fx_kind *find_kind(const char *name)
  * split: HPCG rows (27 entries) stay one thread per row and equal the CPU
  * bit for bit; the power-law matrix's rows of 64 and more are split. One
  * layout (C = 32, sigma = 256, implicit) and a few kinds: they are big. */
-TEST(large_matrices_match_cpu)
+TEST(large_matrices_match_cpu) /* each matrix with both stream load policies */
 {
     /* above the small-matrix size (every form of the kernels: the general
      * one, the long-row split, and PackSELL FP16's short-row kernel on the
@@ -529,7 +545,9 @@ TEST(large_matrices_match_cpu)
     static const char *specs[] = {"hpcg:6:6:5", "powerlaw:140000:8:1.5", "lap2d:400"};
     static const char *kinds[] = {"packsell-fp16", "packsell-e8m21", "packsell-e8m10",
                                   "sell-fp16", "sell-fp32", "sell-fp64"};
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    for (size_t n = 0; n < 2 * (sizeof specs / sizeof specs[0]); n++) {
+        const size_t i = n % (sizeof specs / sizeof specs[0]);
+        set_stream_policy((int)(n / (sizeof specs / sizeof specs[0])));
         psl_matrix *R = NULL;
         CHECK_OK(psl_generate(&R, specs[i]));
         if (!R)
@@ -557,6 +575,7 @@ TEST(large_matrices_match_cpu)
         }
         psl_matrix_destroy(&R);
     }
+    set_stream_policy(0);
 }
 
 TEST(edge_matrices_match_cpu)

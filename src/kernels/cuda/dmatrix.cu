@@ -8,6 +8,7 @@
 
 #include "format/word.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaStream_t stream,
@@ -155,6 +156,8 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
     PSL_TRY(PSL_CUDA_OK(
         cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)));
+    int l2 = 0;
+    PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev)));
     psl_dmatrix *d = NULL;
     PSL_TRY(psl_alloc((void **)&d, 1, sizeof *d, "device matrix"));
     memset(d, 0, sizeof *d);
@@ -165,6 +168,11 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         int64_t g = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
         d->grid_max = (int)(g < INT32_MAX ? g : INT32_MAX);
         d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_LAT_MINB * PSL_CUDA_BLOCK : 0;
+    }
+    d->l2_bytes = l2;
+    {
+        const char *na = getenv("PSL_CUDA_STREAM_NA");
+        d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
     }
     d->max_width = INT64_MAX; /* unknown until psl_dmatrix_setup_wide: no short-row kernel */
     d->format = A->format;

@@ -58,6 +58,8 @@ struct psl_dmatrix {
     int device;   /* the device the arrays live on */
     int grid_max; /* most blocks worth launching: SMs x resident blocks per SM */
     int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
+    int64_t l2_bytes; /* the device's L2 cache */
+    int stream_na;    /* psl_cuda_stream_na forced by PSL_CUDA_STREAM_NA: 0 or 1; -1 by size */
     psl_matrix_info info;
     psl_format format;
     psl_scalar value_type;
@@ -159,6 +161,20 @@ static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
     if (b > INT32_MAX)
         b = INT32_MAX;
     return (unsigned)(b < 1 ? 1 : b);
+}
+
+/* Whether the SELL/PackSELL kernels load dA's streams past L1 (psl_ld_na of
+ * vec_ops.cuh): when the matrix and the vectors (vec_size bytes an element)
+ * outgrow PSL_STREAM_NA_L2 of the L2 cache. A matrix that stays in L2
+ * between SpMVs is faster through the read-only path; one that streams
+ * from DRAM is faster leaving L1 to x. On the H200 (50 MiB of L2) the
+ * crossover lies between 42.7 MB of matrix and vectors (slower past L1)
+ * and 50.6 MB (faster) (bench/NOTES.md, "cache policy"). */
+#define PSL_STREAM_NA_L2 0.9
+static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
+{
+    const double bytes = (double)dA->info.bytes + (double)vec_size * (dA->nrows + dA->ncols);
+    return dA->l2_bytes > 0 && bytes > PSL_STREAM_NA_L2 * (double)dA->l2_bytes;
 }
 
 /* Whether the SELL/PackSELL kernels of dA take their small-matrix form

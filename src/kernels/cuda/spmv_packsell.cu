@@ -61,18 +61,18 @@ __device__ __forceinline__ uint32_t psl_pack_dmask2(const psl_pack_codec &k)
 /* Load U word positions of one row from p (position stride C; immediate
  * offsets when C is compiled in); only the first n when n < U, the others
  * read as 0 (flag 0, delta 0: they change nothing). */
-template <int CC, int U>
+template <bool NA, int CC, int U>
 __device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, uint32_t C,
                                               uint32_t (&w)[U], uint32_t n = U)
 {
     if (n >= (uint32_t)U) { /* warp-uniform at C = 32: a slice's rows share n */
 #pragma unroll
         for (int u = 0; u < U; u++)
-            w[u] = psl_ld_stream(p + (CC ? (uint32_t)(u * CC) : u * C));
+            w[u] = psl_ld_stream<NA>(p + (CC ? (uint32_t)(u * CC) : u * C));
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++)
-            w[u] = (uint32_t)u < n ? psl_ld_stream(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
+            w[u] = (uint32_t)u < n ? psl_ld_stream<NA>(p + (CC ? (uint32_t)(u * CC) : u * C)) : 0u;
     }
 }
 
@@ -114,7 +114,7 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
  * words past r read as 0 (flag 0), so every x load of the tail is issued
  * before the first is used -- one round trip to memory for the words and
  * one for x, where two groups of U would wait for x twice. */
-template <class V, int FAM, int CC, int U, bool FUSED>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA>
 __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, uint32_t r,
                                               uint32_t C, uint32_t &c2, typename V::acc &t,
                                               const typename V::elem *__restrict__ x,
@@ -123,13 +123,13 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
     const uint32_t stride = CC ? (uint32_t)CC : C;
     if (FUSED) {
         uint32_t w[2 * U];
-        psl_pack_load<CC, 2 * U>(p, C, w, r);
+        psl_pack_load<NA, CC, 2 * U>(p, C, w, r);
         psl_pack_use<V, FAM, 2 * U>(w, c2, t, x, k);
         return;
     }
     uint32_t w0[U], w1[U];
-    psl_pack_load<CC, U>(p, C, w0, r);
-    psl_pack_load<CC, U>(p + U * stride, C, w1, r > U ? r - U : 0u);
+    psl_pack_load<NA, CC, U>(p, C, w0, r);
+    psl_pack_load<NA, CC, U>(p + U * stride, C, w1, r > U ? r - U : 0u);
     psl_pack_use<V, FAM, U>(w0, c2, t, x, k);
     if (r > U)
         psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
@@ -142,7 +142,7 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
  * every group's loads behind the previous group's x gathers, unrolling 8
  * deep, and a TMA bulk prefetch of each slice into L2 were measured and are
  * slower: bench/NOTES.md.) */
-template <class V, int FAM, int CC, int U, bool FUSED = false>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -152,15 +152,15 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
     uint32_t j = 0;
     for (; j + 2 * U < width; j += U, p += U * stride) {
         uint32_t w[U];
-        psl_pack_load<CC, U>(p, C, w);
+        psl_pack_load<NA, CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
-    psl_pack_tail<V, FAM, CC, U, FUSED>(p, width - j, C, c2, t, x, k);
+    psl_pack_tail<V, FAM, CC, U, FUSED, NA>(p, width - j, C, c2, t, x, k);
 }
 
 /* A long-row block: each warp one segment of a wide slice, from its
  * checkpointed column; the block's sums to y or to part. */
-template <class V, int FAM>
+template <class V, int FAM, bool NA>
 __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pack_codec &k,
                                               const typename V::elem *__restrict__ x,
                                               typename V::elem *__restrict__ y,
@@ -170,7 +170,7 @@ __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pa
     const psl_wide_seg g = psl_wide_seg_of(m);
     typename V::acc t = 0;
     if (g.n > 0)
-        psl_pack_row<V, FAM, PSL_WIDE_C, PSL_PACK_UNROLL>(m.words + g.q, g.n, PSL_WIDE_C,
+        psl_pack_row<V, FAM, PSL_WIDE_C, PSL_PACK_UNROLL, false, NA>(m.words + g.q, g.n, PSL_WIDE_C,
                                                           __ldg(m.ckpt + g.ckpt), t, x, k);
     psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
 }
@@ -186,7 +186,7 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
  * matrices, C = 32): every thread is resident at once, so it trades
  * occupancy for a shorter chain of round trips -- groups of PSL_LAT_UNROLL
  * and the last up to 2 x PSL_LAT_UNROLL words loaded together. */
-template <class V, int FAM, int CC, bool LAT>
+template <class V, int FAM, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
     if ((int32_t)blockIdx.x < nw) {
-        psl_pack_wide<V, FAM>(m, k, x, y, a, b, use_beta, part);
+        psl_pack_wide<V, FAM, NA>(m, k, x, y, a, b, use_beta, part);
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                      [&](uint32_t i, const psl_row_slot &r) {
                          const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
                          ACC t = 0;
-                         psl_pack_row<V, FAM, CC, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT>(
+                         psl_pack_row<V, FAM, CC, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT, NA>(
                              m.words + r.first, r.width, C, psl_pack_start_c2(m, i), t, x, k);
                          V::finish(y, o, t, a, b, use_beta);
                      });
@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
  * SU = 2 x PSL_PACK_UNROLL at full occupancy; SU = 2 x PSL_LAT_UNROLL for
  * small matrices only (they need no occupancy; on large ones, at half the
  * resident threads, it was measured 8-18% slower). */
-template <class V, int FAM, int SU>
+template <class V, int FAM, int SU, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PSL_CUDA_MINB_FOR(V)
                                                                            : PSL_LAT_MINB)
     psl_packsell_short_kernel(psl_dsliced m, psl_pack_codec k,
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PS
     const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
     const int64_t o = psl_out_row(m, i);
     uint32_t w[SU];
-    psl_pack_load<PSL_CC_FIXED, SU>(m.words + r.first, PSL_CC_FIXED, w, r.width);
+    psl_pack_load<NA, PSL_CC_FIXED, SU>(m.words + r.first, PSL_CC_FIXED, w, r.width);
     uint32_t c2 = psl_pack_start_c2(m, i);
     ACC t = 0;
     psl_pack_use<V, FAM, SU>(w, c2, t, x, k);
@@ -266,15 +266,20 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.scale = m.scale;
     const int su = psl_pack_short_words(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    if (su == 2 * PSL_PACK_UNROLL)
-        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL>
+    const bool na = psl_cuda_stream_na(dA, sizeof(typename V::elem));
+    if (su == 2 * PSL_PACK_UNROLL && na)
+        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, true>
             <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
-    else if (su == 2 * PSL_LAT_UNROLL)
-        psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL>
+    else if (su == 2 * PSL_PACK_UNROLL)
+        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, false>
+            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+    else if (su == 2 * PSL_LAT_UNROLL) /* small matrices only: they fit L2 */
+        psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL, false>
             <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
-        psl_sliced_form(dA, [&](auto cc, auto small) {
-            psl_packsell_kernel<V, FAM, decltype(cc)::value, decltype(small)::value>
+        psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na_) {
+            psl_packsell_kernel<V, FAM, decltype(cc)::value, decltype(small)::value,
+                                decltype(na_)::value>
                 <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b,
                                                             c.use_beta, c.part);
         });

@@ -22,25 +22,28 @@
 template <int VT> struct psl_sell_val;
 template <> struct psl_sell_val<PSL_FP64> {
     typedef double raw_t;
+    template <bool NA>
     static __device__ __forceinline__ double raw(const void *v, int64_t k)
     {
-        return psl_ld_stream((const double *)v + k);
+        return psl_ld_stream<NA>((const double *)v + k);
     }
     static __device__ __forceinline__ double widen(double r) { return r; }
 };
 template <> struct psl_sell_val<PSL_FP32> {
     typedef float raw_t;
+    template <bool NA>
     static __device__ __forceinline__ float raw(const void *v, int64_t k)
     {
-        return psl_ld_stream((const float *)v + k);
+        return psl_ld_stream<NA>((const float *)v + k);
     }
     static __device__ __forceinline__ float widen(float r) { return r; }
 };
 template <> struct psl_sell_val<PSL_FP16> {
     typedef unsigned short raw_t;
+    template <bool NA>
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return psl_ld_stream((const unsigned short *)v + k);
+        return psl_ld_stream<NA>((const unsigned short *)v + k);
     }
     static __device__ __forceinline__ float widen(unsigned short r)
     {
@@ -49,9 +52,10 @@ template <> struct psl_sell_val<PSL_FP16> {
 };
 template <> struct psl_sell_val<PSL_BF16> {
     typedef unsigned short raw_t;
+    template <bool NA>
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
-        return psl_ld_stream((const unsigned short *)v + k);
+        return psl_ld_stream<NA>((const unsigned short *)v + k);
     }
     static __device__ __forceinline__ float widen(unsigned short r)
     {
@@ -67,7 +71,7 @@ template <int VT, int U> struct psl_sell_group {
 
 /* Load U positions of one row from entry index q (position stride C;
  * immediate offsets when C is compiled in), only the first n when n < U. */
-template <int VT, int CC, int U>
+template <bool NA, int VT, int CC, int U>
 __device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_dsliced &m,
                                               psl_sell_group<VT, U> &g, uint32_t n = U)
 {
@@ -75,15 +79,15 @@ __device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_d
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-            g.col[u] = psl_ld_stream(m.col + e);
-            g.val[u] = psl_sell_val<VT>::raw(m.val, e);
+            g.col[u] = psl_ld_stream<NA>(m.col + e);
+            g.val[u] = psl_sell_val<VT>::template raw<NA>(m.val, e);
         }
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t e = q + (CC ? (uint32_t)(u * CC) : u * C);
-            g.col[u] = (uint32_t)u < n ? psl_ld_stream(m.col + e) : -1;
-            g.val[u] = (uint32_t)u < n ? psl_sell_val<VT>::raw(m.val, e) : 0;
+            g.col[u] = (uint32_t)u < n ? psl_ld_stream<NA>(m.col + e) : -1;
+            g.val[u] = (uint32_t)u < n ? psl_sell_val<VT>::template raw<NA>(m.val, e) : 0;
         }
     }
 }
@@ -118,7 +122,7 @@ __device__ __forceinline__ void psl_sell_use(const psl_sell_group<VT, U> &g, typ
  * psl_pack_row, the last two groups are not loaded together: with columns
  * and values that is 16 more live registers, and measured slower
  * (bench/NOTES.md). */
-template <class V, int VT, int CC, int U = PSL_SELL_UNROLL>
+template <class V, int VT, int CC, bool NA, int U = PSL_SELL_UNROLL>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
                                              typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -128,12 +132,12 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
     uint32_t j = 0;
     for (; j + U <= width; j += U, q += U * stride) {
         psl_sell_group<VT, U> g;
-        psl_sell_load<VT, CC, U>(q, C, m, g);
+        psl_sell_load<NA, VT, CC, U>(q, C, m, g);
         psl_sell_use<V, VT, U>(g, t, x);
     }
     if (j < width) {
         psl_sell_group<VT, U> g;
-        psl_sell_load<VT, CC, U>(q, C, m, g, width - j);
+        psl_sell_load<NA, VT, CC, U>(q, C, m, g, width - j);
         psl_sell_use<V, VT, U>(g, t, x);
     }
 }
@@ -141,7 +145,7 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
 /* The general kernel: long-row blocks first, then psl_for_rows. LAT (small
  * matrices, C = 32: every thread resident at once) unrolls PSL_LAT_UNROLL
  * deep under a looser register cap. */
-template <class V, int VT, int CC, bool LAT>
+template <class V, int VT, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
@@ -153,7 +157,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     if ((int32_t)blockIdx.x < nw) { /* a long-row block: one segment per warp */
         const psl_wide_seg g = psl_wide_seg_of(m);
         ACC t = 0;
-        psl_sell_row<V, VT, CC>(g.q, g.n, C, t, x, m);
+        psl_sell_row<V, VT, CC, NA>(g.q, g.n, C, t, x, m);
         psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
         return;
     }
@@ -162,7 +166,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                      [&](uint32_t i, const psl_row_slot &r) {
                          const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
                          ACC t = 0;
-                         psl_sell_row<V, VT, CC, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(
+                         psl_sell_row<V, VT, CC, NA, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(
                              r.first, r.width, C, t, x, m);
                          V::finish(y, o, t, a, b, use_beta);
                      });
@@ -174,8 +178,8 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
 {
     const psl_dsliced &m = dA->s;
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    psl_sliced_form(dA, [&](auto cc, auto small) {
-        psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value>
+    psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
+        psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value, decltype(na)::value>
             <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta,
                                                         c.part);
     });

@@ -36,72 +36,46 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
     return psl_add(t, psl_mul(v, x));
 }
 
-/* Loads with a cache policy. psl_ld_stream: the matrix's streams (words,
- * columns, values), read once per SpMV; psl_ld_x: the gathers of x, which
- * should stay in L1. PSL_STREAM_POLICY / PSL_X_POLICY pick the PTX
- * qualifiers below (0: the read-only path, __ldg). Streams bypass L1
- * (no_allocate) by default: with __ldg they evicted x from L1, and not
- * allocating them made every kernel 7-18% faster (PackSELL FP16 HPCG_7_7_7
- * 65.9 -> 58.8 us, 2D 5-point 2048^2 40.4 -> 34.1). evict_first (3, 8) was
- * as fast; an L2 256-byte prefetch (4, 5) slower; x's policy changed
- * nothing (bench/NOTES.md, bench/results/2026-11-30-cache-policy/). */
-#ifndef PSL_STREAM_POLICY
-#define PSL_STREAM_POLICY 2
-#endif
-#ifndef PSL_X_POLICY
-#define PSL_X_POLICY 0
-#endif
-#define PSL_LDQ_1 ".cs"
-#define PSL_LDQ_2 ".nc.L1::no_allocate"
-#define PSL_LDQ_3 ".L1::evict_first"
-#define PSL_LDQ_4 ".nc.L1::no_allocate.L2::256B"
-#define PSL_LDQ_5 ".nc.L2::256B"
-#define PSL_LDQ_6 ""
-#define PSL_LDQ_7 ".nc.L1::evict_last"
-#define PSL_LDQ_8 ".nc.L1::evict_first"
-#define PSL_LDQ_CAT(n) PSL_LDQ_##n
-#define PSL_LDQ(n) PSL_LDQ_CAT(n)
-#define PSL_DEFINE_LD(NAME, QUAL)                                                               \
-    __device__ __forceinline__ uint32_t NAME(const uint32_t *p)                                 \
-    {                                                                                           \
-        uint32_t r;                                                                             \
-        asm("ld.global" QUAL ".u32 %0, [%1];" : "=r"(r) : "l"(p));                              \
-        return r;                                                                               \
-    }                                                                                           \
-    __device__ __forceinline__ int32_t NAME(const int32_t *p)                                   \
-    {                                                                                           \
-        int32_t r;                                                                              \
-        asm("ld.global" QUAL ".s32 %0, [%1];" : "=r"(r) : "l"(p));                              \
-        return r;                                                                               \
-    }                                                                                           \
-    __device__ __forceinline__ unsigned short NAME(const unsigned short *p)                     \
-    {                                                                                           \
-        unsigned short r;                                                                       \
-        asm("ld.global" QUAL ".u16 %0, [%1];" : "=h"(r) : "l"(p));                              \
-        return r;                                                                               \
-    }                                                                                           \
-    __device__ __forceinline__ float NAME(const float *p)                                       \
-    {                                                                                           \
-        float r;                                                                                \
-        asm("ld.global" QUAL ".f32 %0, [%1];" : "=f"(r) : "l"(p));                              \
-        return r;                                                                               \
-    }                                                                                           \
-    __device__ __forceinline__ double NAME(const double *p)                                     \
-    {                                                                                           \
-        double r;                                                                               \
-        asm("ld.global" QUAL ".f64 %0, [%1];" : "=d"(r) : "l"(p));                              \
-        return r;                                                                               \
-    }
-#if PSL_STREAM_POLICY
-PSL_DEFINE_LD(psl_ld_stream, PSL_LDQ(PSL_STREAM_POLICY))
-#else
-template <class T> __device__ __forceinline__ T psl_ld_stream(const T *p) { return __ldg(p); }
-#endif
-#if PSL_X_POLICY
-PSL_DEFINE_LD(psl_ld_x, PSL_LDQ(PSL_X_POLICY))
-#else
-template <class T> __device__ __forceinline__ T psl_ld_x(const T *p) { return __ldg(p); }
-#endif
+/* A load of the matrix's streams (words, columns, values): through the
+ * read-only path (__ldg) when the matrix stays in L2 between SpMVs, else
+ * not allocated in L1 (ld.global.nc.L1::no_allocate), so that L1 holds the
+ * x gathers. Measured (bench/NOTES.md, "cache policy"): no_allocate makes
+ * matrices larger than L2 7-18% faster and those that fit in it 7-40%
+ * slower; the dispatcher picks by size (psl_cuda_stream_na). */
+__device__ __forceinline__ uint32_t psl_ld_na(const uint32_t *p)
+{
+    uint32_t r;
+    asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
+    return r;
+}
+__device__ __forceinline__ int32_t psl_ld_na(const int32_t *p)
+{
+    int32_t r;
+    asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(r) : "l"(p));
+    return r;
+}
+__device__ __forceinline__ unsigned short psl_ld_na(const unsigned short *p)
+{
+    unsigned short r;
+    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(r) : "l"(p));
+    return r;
+}
+__device__ __forceinline__ float psl_ld_na(const float *p)
+{
+    float r;
+    asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(r) : "l"(p));
+    return r;
+}
+__device__ __forceinline__ double psl_ld_na(const double *p)
+{
+    double r;
+    asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
+    return r;
+}
+template <bool NA, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
+{
+    return NA ? psl_ld_na(p) : __ldg(p);
+}
 
 /* Vector kinds. elem: storage of x and y; acc: accumulation type.
  * raw2(): the bits of x[c] for a doubled column c2 = 2*c (byte offset
@@ -117,7 +91,7 @@ struct psl_vec64 {
     typedef double acc;
     static __device__ __forceinline__ double raw2(const double *x, uint32_t c2)
     {
-        return psl_ld_x((const double *)((const char *)x + (size_t)c2 * 4));
+        return __ldg((const double *)((const char *)x + (size_t)c2 * 4));
     }
     static __device__ __forceinline__ double widen(double v) { return v; }
     static __device__ __forceinline__ void finish(double *y, int64_t o, double t, double a,
@@ -135,7 +109,7 @@ struct psl_vec32 {
     typedef float acc;
     static __device__ __forceinline__ float raw2(const float *x, uint32_t c2)
     {
-        return psl_ld_x((const float *)((const char *)x + (size_t)c2 * 2));
+        return __ldg((const float *)((const char *)x + (size_t)c2 * 2));
     }
     static __device__ __forceinline__ float widen(float v) { return v; }
     static __device__ __forceinline__ void finish(float *y, int64_t o, float t, float a, float b,
@@ -153,7 +127,7 @@ struct psl_vec16 {
     typedef float acc;
     static __device__ __forceinline__ unsigned short raw2(const unsigned short *x, uint32_t c2)
     {
-        return psl_ld_x((const unsigned short *)((const char *)x + c2));
+        return __ldg((const unsigned short *)((const char *)x + c2));
     }
     static __device__ __forceinline__ float widen(unsigned short v)
     {
