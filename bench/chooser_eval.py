@@ -46,6 +46,10 @@ WARPS = 132 * 64    # warps resident at once
 L2_BYTES = 50e6     # matrices below stay in L2 between back-to-back runs
 SPLIT_US = 3.0      # the finishing kernel of slices split over several blocks
 SPLIT_WIDTH = 256   # slices wider than this span several blocks (8 warps x 32)
+SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
+SHORT_WIDTH_SMALL = 16       # or this wide in a small matrix (at most LAT_ROWS rows)
+LAT_ROWS = 132 * 2 * 256     # H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK
+SHORT_WALK = 4               # its row costs one group of the general kernel
 FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"],
             "csr": ["csr32", "csr64"]}
 PRECISIONS = ("fp16", "fp32")
@@ -65,13 +69,25 @@ def walk(rows, max_width):
     return max_width if max_width < wide_min else max(wide_min - 1, seg)
 
 
+def walk_of(model, rows, max_width):
+    """walk(), but a PackSELL row that the short-row kernel loads in one go
+    (psl_pack_short_words of src/kernels/cuda/spmv_packsell.cu) counts as
+    one group of the general kernel (SHORT_WALK words). Keep equal to
+    choose.c."""
+    w = walk(rows, max_width)
+    wide_min = 64 if rows >= 1 << 17 else 16
+    short = 0 < max_width < wide_min and (
+        max_width <= SHORT_WIDTH or (rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL))
+    return min(w, SHORT_WALK) if model.startswith("packsell") and short else w
+
+
 def predict(c, rows, models):
     """(predicted_us, bandwidth_us, latency_us) of a candidate dict."""
     launch, eff, row_ns, wl2, wmem = models[c["model"]]
     total = c["bytes"] + c["vector_bytes"]
     bw = total / (eff * BW) + rows * row_ns * 1e-3
     word_ns = wl2 if total < L2_BYTES else wmem
-    lat = word_ns * 1e-3 * max(walk(rows, c["max_width"]), c["sum_width"] / WARPS)
+    lat = word_ns * 1e-3 * max(walk_of(c["model"], rows, c["max_width"]), c["sum_width"] / WARPS)
     split = SPLIT_US if c["max_width"] > SPLIT_WIDTH else 0.0
     return launch + max(bw, lat) + split, bw, lat
 

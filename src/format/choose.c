@@ -13,7 +13,9 @@
  *              = 0                                                    (CSR)
  *   walk       = max_width when no slice is split (long_rows.h's rule),
  *                else the longest walk left: the widest unsplit slice or
- *                one segment, at most max(wide_min - 1, seg)
+ *                one segment, at most max(wide_min - 1, seg); a PackSELL
+ *                row that the short-row kernel loads in one go walks at
+ *                most MODEL_SHORT_WALK
  *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when a
  *                slice is wider than one block of the split: 256 positions)
  *
@@ -54,6 +56,17 @@
 #define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
 #define MODEL_SPLIT_US 3.0            /* the finishing kernel of slices split over blocks */
 #define MODEL_SPLIT_WIDTH (PSL_WIDE_WARPS * 32) /* wider slices span several blocks */
+/* The PackSELL short-row kernel (psl_pack_short_words of spmv_packsell.cu)
+ * loads a whole row in one go when no slice is split and every slice is at
+ * most MODEL_SHORT_WIDTH wide, or MODEL_SHORT_WIDTH_SMALL in a matrix of at
+ * most MODEL_LAT_ROWS rows (H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK); its
+ * walk counts as one group of the general kernel, MODEL_SHORT_WALK words.
+ * Without this, E8MY's dummy words made tiny matrices pick SELL FP32,
+ * which is slower there (suites v2, v3, v5: 2-3 more FP32 picks fastest). */
+#define MODEL_SHORT_WIDTH 8
+#define MODEL_SHORT_WIDTH_SMALL 16
+#define MODEL_LAT_ROWS (132 * 2 * 256)
+#define MODEL_SHORT_WALK 4.0
 
 /* One kernel class of the cost model. */
 typedef struct model_row {
@@ -112,6 +125,10 @@ static void predict(psl_candidate *c, int64_t nrows)
         psl_wide_rule(nrows, c->max_width, &wide_min, &seg);
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
+        else if (strncmp(c->model, "packsell", 8) == 0 &&
+                 (c->max_width <= MODEL_SHORT_WIDTH ||
+                  (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL)))
+            walk = fmin(walk, MODEL_SHORT_WALK);
     }
     double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
     c->latency_us = word_ns * 1e-3 * crit;

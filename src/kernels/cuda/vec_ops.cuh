@@ -40,7 +40,7 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
  * read-only path (__ldg) when the matrix stays in L2 between SpMVs, else
  * not allocated in L1 (ld.global.nc.L1::no_allocate), so that L1 holds the
  * x gathers. Measured (bench/NOTES.md, "cache policy"): no_allocate makes
- * matrices larger than L2 7-18% faster and those that fit in it 7-40%
+ * matrices larger than L2 7-18% faster and those that fit in it 7-47%
  * slower; the dispatcher picks by size (psl_cuda_stream_na). */
 __device__ __forceinline__ uint32_t psl_ld_na(const uint32_t *p)
 {
