@@ -55,17 +55,22 @@ FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"]
 PRECISIONS = ("fp16", "fp32")
 
 
+def wide_rule(rows, max_width):
+    """(wide_min, seg): psl_wide_rule of src/kernels/cuda/long_rows.h (keep
+    the two equal)."""
+    if rows >= 1 << 17:
+        return 64, 32
+    seg = 8
+    while seg < 32 and seg * 8 < max_width:
+        seg *= 2
+    return 16, seg
+
+
 def walk(rows, max_width):
-    """The longest walk of one thread after the kernels split long rows
-    (psl_wide_rule of src/kernels/cuda/long_rows.h; keep the two equal)."""
+    """The longest walk of one thread after the kernels split long rows."""
     if max_width <= 0:
         return 0
-    if rows >= 1 << 17:
-        wide_min, seg = 64, 32
-    else:
-        wide_min, seg = 16, 8
-        while seg < 32 and seg * 8 < max_width:
-            seg *= 2
+    wide_min, seg = wide_rule(rows, max_width)
     return max_width if max_width < wide_min else max(wide_min - 1, seg)
 
 
@@ -75,7 +80,7 @@ def walk_of(model, rows, max_width):
     one group of the general kernel (SHORT_WALK words). Keep equal to
     choose.c."""
     w = walk(rows, max_width)
-    wide_min = 64 if rows >= 1 << 17 else 16
+    wide_min = wide_rule(rows, max_width)[0]
     short = 0 < max_width < wide_min and (
         max_width <= SHORT_WIDTH or (rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL))
     return min(w, SHORT_WALK) if model.startswith("packsell") and short else w

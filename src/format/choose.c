@@ -125,7 +125,7 @@ static void predict(psl_candidate *c, int64_t nrows)
         psl_wide_rule(nrows, c->max_width, &wide_min, &seg);
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
-        else if (strncmp(c->model, "packsell", 8) == 0 &&
+        else if (c->opt.format == PSL_FORMAT_PACKSELL &&
                  (c->max_width <= MODEL_SHORT_WIDTH ||
                   (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL)))
             walk = fmin(walk, MODEL_SHORT_WALK);

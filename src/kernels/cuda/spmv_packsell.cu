@@ -266,20 +266,18 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.scale = m.scale;
     const int su = psl_pack_short_words(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    const bool na = psl_cuda_stream_na(dA, sizeof(typename V::elem));
-    if (su == 2 * PSL_PACK_UNROLL && na)
-        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, true>
-            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
-    else if (su == 2 * PSL_PACK_UNROLL)
-        psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, false>
-            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+    if (su == 2 * PSL_PACK_UNROLL)
+        psl_with_na(dA, sizeof(typename V::elem), [&](auto na) {
+            psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, decltype(na)::value>
+                <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+        });
     else if (su == 2 * PSL_LAT_UNROLL) /* small matrices only: they fit L2 */
         psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL, false>
             <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
-        psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na_) {
+        psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             psl_packsell_kernel<V, FAM, decltype(cc)::value, decltype(small)::value,
-                                decltype(na_)::value>
+                                decltype(na)::value>
                 <<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(m, k, c.x, c.y, c.a, c.b,
                                                             c.use_beta, c.part);
         });

@@ -42,36 +42,19 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
  * x gathers. Measured (bench/NOTES.md, "cache policy"): no_allocate makes
  * matrices larger than L2 7-18% faster and those that fit in it 7-47%
  * slower; the dispatcher picks by size (psl_cuda_stream_na). */
-__device__ __forceinline__ uint32_t psl_ld_na(const uint32_t *p)
-{
-    uint32_t r;
-    asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
-    return r;
-}
-__device__ __forceinline__ int32_t psl_ld_na(const int32_t *p)
-{
-    int32_t r;
-    asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(r) : "l"(p));
-    return r;
-}
-__device__ __forceinline__ unsigned short psl_ld_na(const unsigned short *p)
-{
-    unsigned short r;
-    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(r) : "l"(p));
-    return r;
-}
-__device__ __forceinline__ float psl_ld_na(const float *p)
-{
-    float r;
-    asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(r) : "l"(p));
-    return r;
-}
-__device__ __forceinline__ double psl_ld_na(const double *p)
-{
-    double r;
-    asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
-    return r;
-}
+#define PSL_DEFINE_LD_NA(T, PTX_TYPE, CONSTRAINT)                                                \
+    __device__ __forceinline__ T psl_ld_na(const T *p)                                          \
+    {                                                                                           \
+        T r;                                                                                    \
+        asm("ld.global.nc.L1::no_allocate." PTX_TYPE " %0, [%1];" : CONSTRAINT(r) : "l"(p));    \
+        return r;                                                                               \
+    }
+PSL_DEFINE_LD_NA(uint32_t, "u32", "=r")
+PSL_DEFINE_LD_NA(int32_t, "s32", "=r")
+PSL_DEFINE_LD_NA(unsigned short, "u16", "=h")
+PSL_DEFINE_LD_NA(float, "f32", "=f")
+PSL_DEFINE_LD_NA(double, "f64", "=d")
+#undef PSL_DEFINE_LD_NA
 template <bool NA, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
 {
     return NA ? psl_ld_na(p) : __ldg(p);

@@ -164,29 +164,32 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
     return c;
 }
 
+/* f(na) with na = psl_cuda_stream_na(dA, vec_size) as a compile-time
+ * constant: whether the kernel loads the matrix streams past L1. */
+template <class F> static inline void psl_with_na(const psl_dmatrix *dA, size_t vec_size, F f)
+{
+    if (psl_cuda_stream_na(dA, vec_size))
+        f(std::true_type());
+    else
+        f(std::false_type());
+}
+
 /* The form of the general SELL/PackSELL kernel that runs dA with vectors
  * of vec_size bytes, handed to launch(cc, small, na) as compile-time
  * constants: cc = PSL_CC_FIXED for C = 32, else 0; small: the small-matrix
- * form (psl_cuda_small_rows, C = 32 only); na: the matrix streams bypass
- * L1 (psl_cuda_stream_na; never for small matrices, which fit L2). */
+ * form (psl_cuda_small_rows, C = 32 only); na: psl_with_na (never for
+ * small matrices, which fit L2). */
 template <class F>
 static inline void psl_sliced_form(const psl_dmatrix *dA, size_t vec_size, F launch)
 {
     typedef std::integral_constant<int, PSL_CC_FIXED> c32;
     typedef std::integral_constant<int, 0> cany;
-    const bool na = psl_cuda_stream_na(dA, vec_size);
-    if (dA->s.C != PSL_CC_FIXED) {
-        if (na)
-            launch(cany(), std::false_type(), std::true_type());
-        else
-            launch(cany(), std::false_type(), std::false_type());
-    } else if (psl_cuda_small_rows(dA)) { /* small matrices fit L2 */
+    if (dA->s.C != PSL_CC_FIXED)
+        psl_with_na(dA, vec_size, [&](auto na) { launch(cany(), std::false_type(), na); });
+    else if (psl_cuda_small_rows(dA))
         launch(c32(), std::true_type(), std::false_type());
-    } else if (na) {
-        launch(c32(), std::false_type(), std::true_type());
-    } else {
-        launch(c32(), std::false_type(), std::false_type());
-    }
+    else
+        psl_with_na(dA, vec_size, [&](auto na) { launch(c32(), std::false_type(), na); });
 }
 
 /* After the launch of kernel `name`: its status, then the finishing kernel
