@@ -8,6 +8,9 @@
 #   TUNE_KERNELS    comma list for --kernels
 #   TUNE_ARGS       more packsell bench options (default: --permute explicit,
 #                   the suite's setting: the same rows as cuSPARSE)
+#   TUNE_ENVS       name=VAR=value ... lines: run-time variants (environment
+#                   knobs of the library, e.g. PSL_CUDA_WIDE_CLUSTER), each run
+#                   by every build; the table's columns are build/env
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
@@ -38,13 +41,17 @@ for v in $NAMES; do
   [ -x $d/packsell ] || { echo "$v: build failed"; tail -5 "$OUT/build-$v.txt"; continue; }
   cuobjdump --dump-resource-usage $d/CMakeFiles/psl_objects.dir/src/kernels/cuda/spmv_packsell.cu.o 2>/dev/null |
     grep -o 'REG:[0-9]*\|STACK:[0-9]*' | sort | uniq -c | tr '\n' ' ' >"$OUT/regs-$v.txt"
-  for s in "${SPECS[@]}"; do
-    echo "== $v ${V[$v]} $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" >>"$OUT/tune.txt"
-    $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels $KERNELS 2>&1 |
-      tee -a "$OUT/raw-$v.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
-      awk -v v="$v" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
-    out_archive
-  done
+  while IFS= read -r e; do
+    en=${e%%=*}; ev=${e#*=}; [ "$en" = "$e" ] && ev=
+    c=$v${en:+/$en}
+    for s in "${SPECS[@]}"; do
+      echo "== $c ${V[$v]} $ev $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" >>"$OUT/tune.txt"
+      env $ev $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels $KERNELS 2>&1 |
+        tee -a "$OUT/raw-${c//\//-}.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
+        awk -v v="$c" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
+      out_archive
+    done
+  done <<<"${TUNE_ENVS:-}"
 done >"$OUT/tune-progress.txt"
 # table: one row per matrix x kernel, one column per variant
 python3 - "$OUT/tune.tsv" <<'PY'

@@ -314,12 +314,12 @@ static int64_t wide_rows(const psl_matrix *A, unsigned char *wide, int32_t *src)
     }
     if (A->format == PSL_FORMAT_CSR)
         return 0;
-    int32_t wide_min = 0, seg = 0;
+    int32_t wide_min = 0, seg = 0, cl = 1;
     int64_t max_width = 0;
     for (int32_t k = 0; k < A->nslices; k++)
         if ((A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C > max_width)
             max_width = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C;
-    psl_wide_rule(A->nrows, max_width, &wide_min, &seg);
+    psl_wide_rule(A->nrows, max_width, PSL_WIDE_CLUSTER_MAX, &wide_min, &seg, &cl);
     for (int32_t i = 0; i < A->nrows; i++) {
         int64_t orig = i;
         if (A->perm && A->sigma > 0) {
@@ -484,23 +484,31 @@ static void check_matrix(const psl_matrix *R, const char *name)
     }
 }
 
-/* Both load policies of the matrix streams (psl_cuda_stream_na picks by
- * size; these matrices are small, so PSL_CUDA_STREAM_NA=1 forces the other
- * one): pass 0 by size, pass 1 forced past L1. */
-static void set_stream_policy(int pass)
+/* The kernel forms a matrix can take, forced through the environment (read
+ * at upload): pass 0 as the library picks (streams by size, so these small
+ * matrices stay in L1; wide slices of small matrices in clusters); pass 1
+ * the streams past L1 (PSL_CUDA_STREAM_NA=1); pass 2 no clusters
+ * (PSL_CUDA_WIDE_CLUSTER=1: wide slices finished by the second kernel). */
+#define NPOLICIES 3
+static void set_policy(int pass)
 {
-    if (pass == 0)
-        unsetenv("PSL_CUDA_STREAM_NA");
-    else
+    unsetenv("PSL_CUDA_STREAM_NA");
+    unsetenv("PSL_CUDA_WIDE_CLUSTER");
+    if (pass == 1)
         setenv("PSL_CUDA_STREAM_NA", "1", 1);
+    else if (pass == 2)
+        setenv("PSL_CUDA_WIDE_CLUSTER", "1", 1);
 }
 
 TEST(generated_matrices_match_cpu)
 {
-    static const char *specs[] = {"hpcg:4:4:4", "lap2d:50", "powerlaw:3000:8:1.5",
-                                  "random:2000:7"};
-    for (int pass = 0; pass < 2; pass++) {
-        set_stream_policy(pass);
+    /* the power laws: widest slices of 491, 1655 and 20000 positions (a
+     * cluster of 8 blocks in segments of 8, of 32, and too wide for one) */
+    static const char *specs[] = {"hpcg:4:4:4",          "lap2d:50",
+                                  "powerlaw:3000:8:1.5", "powerlaw:8000:16:1.3",
+                                  "powerlaw:20000:8:1.3", "random:2000:7"};
+    for (int pass = 0; pass < NPOLICIES; pass++) {
+        set_policy(pass);
         for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
             psl_matrix *R = NULL;
             CHECK_OK(psl_generate(&R, specs[i]));
@@ -509,7 +517,7 @@ TEST(generated_matrices_match_cpu)
             psl_matrix_destroy(&R);
         }
     }
-    set_stream_policy(0);
+    set_policy(0);
 }
 
 /* Upload kind k of spec (C = 32, sigma = 256, implicit). */
@@ -545,8 +553,8 @@ TEST(large_matrices_match_cpu) /* each matrix with both stream load policies */
     static const char *specs[] = {"hpcg:6:6:5", "powerlaw:140000:8:1.5", "lap2d:400"};
     static const char *kinds[] = {"packsell-fp16", "packsell-e8m21", "packsell-e8m10",
                                   "sell-fp16", "sell-fp32", "sell-fp64"};
-    for (int pass = 0; pass < 2; pass++) {
-        set_stream_policy(pass);
+    for (int pass = 0; pass < 2; pass++) { /* clusters are for small matrices only */
+        set_policy(pass);
         for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
             psl_matrix *R = NULL;
             CHECK_OK(psl_generate(&R, specs[i]));
@@ -576,7 +584,7 @@ TEST(large_matrices_match_cpu) /* each matrix with both stream load policies */
             psl_matrix_destroy(&R);
         }
     }
-    set_stream_policy(0);
+    set_policy(0);
 }
 
 TEST(edge_matrices_match_cpu)
@@ -651,11 +659,13 @@ TEST(deterministic_over_runs)
 TEST(graph_capture)
 {
     static const char *names[] = {"packsell-e8m10", "packsell-fp16", "sell-fp16", "csr-fp64"};
+    /* short rows; wide slices in clusters; wide slices and the finishing kernel */
+    static const char *specs[] = {"hpcg:4:4:4", "powerlaw:3000:8:1.1", "powerlaw:20000:8:1.3"};
     for (size_t c = 0; c < sizeof names / sizeof names[0]; c++)
-        for (int with_beta = 0; with_beta < 2; with_beta++) {
+        for (int m = 0; m < 3; m++) {
+            const int with_beta = m > 0;
             psl_matrix *A = NULL;
-            psl_dmatrix *dA = upload_kind(with_beta ? "powerlaw:3000:8:1.1" : "hpcg:4:4:4",
-                                          find_kind(names[c]), &A);
+            psl_dmatrix *dA = upload_kind(specs[m], find_kind(names[c]), &A);
             if (!dA) {
                 psl_matrix_destroy(&A);
                 continue;
@@ -842,13 +852,25 @@ done:
     psl_matrix_destroy(&Acsr);
 }
 
-/* A matrix with split slices needs a workspace (twice as large for FP64
- * vectors); without one, or with too small a one, psl_dspmv fails before
- * writing y. */
+/* Wide slices of a small matrix that a cluster finishes need no workspace
+ * (on a device with cluster launch); a slice wider than a cluster covers
+ * needs one (twice as large for FP64 vectors); without one, or with too
+ * small a one, psl_dspmv fails before writing y. */
 TEST(long_row_workspace)
 {
     psl_matrix *A = NULL;
+    int dev = 0, clusters = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev));
     psl_dmatrix *dA = upload_kind("powerlaw:3000:8:1.1", find_kind("packsell-fp16"), &A);
+    if (dA) { /* widest slice 1655: a cluster of 8 blocks in segments of 32 */
+        size_t w = 1;
+        CHECK_OK(psl_dspmv_workspace_size(dA, PSL_FP64, &w));
+        CHECK_MSG(clusters ? w == 0 : w > 0, "clusters %d: workspace %zu", clusters, w);
+    }
+    psl_dmatrix_destroy(&dA);
+    psl_matrix_destroy(&A);
+    dA = upload_kind("powerlaw:20000:8:1.3", find_kind("packsell-fp16"), &A);
     if (!dA) {
         psl_matrix_destroy(&A);
         return;

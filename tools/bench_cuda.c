@@ -1030,10 +1030,17 @@ static void measure_gpu_build(gpu_ctx *g, bench_device *dev)
         int64_t n = 0;
         /* FP16 vectors: the SpMV this build is for (the fast one, so the
          * ratio is not flattered) */
-        ours_launch l = {1.0, 0.0, dA, g->dx[PSL_FP16], g->dy, PSL_FP16, NULL, 0, g->stream};
-        if (time_runs(g, launch_ours, &l, 3, 20, 0.0, 0.0, 0, &ts, &n, &enq, err, elen) == 0 && n > 0)
-            dev->build_spmv_us[b] = cli_median(ts, n) * 1e6;
+        size_t wsb = 0;
+        void *ws = NULL;
+        if (psl_ok(psl_dspmv_workspace_size(dA, PSL_FP16, &wsb), "workspace size", err, elen) &&
+            (wsb == 0 || cuda_ok(cudaMalloc(&ws, wsb), "cudaMalloc workspace", err, elen))) {
+            ours_launch l = {1.0, 0.0, dA, g->dx[PSL_FP16], g->dy, PSL_FP16, ws, wsb, g->stream};
+            if (time_runs(g, launch_ours, &l, 3, 20, 0.0, 0.0, 0, &ts, &n, &enq, err, elen) == 0 &&
+                n > 0)
+                dev->build_spmv_us[b] = cli_median(ts, n) * 1e6;
+        }
         free(ts);
+        cudaFree(ws);
         psl_dmatrix_destroy(&dA);
         if (err[0])
             goto done;

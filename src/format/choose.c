@@ -16,8 +16,10 @@
  *                one segment, at most max(wide_min - 1, seg); a PackSELL
  *                row that the short-row kernel loads in one go walks at
  *                most MODEL_SHORT_WALK
- *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when a
- *                slice is wider than one block of the split: 256 positions)
+ *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when
+ *                the finishing kernel runs: a slice wider than one block of
+ *                the split, 256 positions, and no cluster takes it -- large
+ *                matrices, or wider than 8 blocks)
  *
  * BW is the H200's device-to-device copy rate. Our SELL/PackSELL kernels
  * run one thread per row and a warp per slice of C = 32 rows, so a slice
@@ -55,7 +57,6 @@
 #define MODEL_WARPS (132.0 * 64.0)    /* warps resident at once on the H200 */
 #define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
 #define MODEL_SPLIT_US 3.0            /* the finishing kernel of slices split over blocks */
-#define MODEL_SPLIT_WIDTH (PSL_WIDE_WARPS * 32) /* wider slices span several blocks */
 /* The PackSELL short-row kernel (psl_pack_short_words of spmv_packsell.cu)
  * loads a whole row in one go when no slice is split and every slice is at
  * most MODEL_SHORT_WIDTH wide, or MODEL_SHORT_WIDTH_SMALL in a matrix of at
@@ -120,9 +121,12 @@ static void predict(psl_candidate *c, int64_t nrows)
     c->bandwidth_us = bytes / (m->eff * MODEL_BW_BYTES_PER_US) + (double)nrows * m->row_ns * 1e-3;
     double word_ns = bytes < MODEL_L2_BYTES ? m->word_ns_l2 : m->word_ns_mem;
     double walk = (double)c->max_width;
+    bool split = false; /* the finishing kernel runs */
     if (c->max_width > 0) { /* sliced: the kernels' split of long rows */
-        int32_t wide_min = 0, seg = 0;
-        psl_wide_rule(nrows, c->max_width, &wide_min, &seg);
+        int32_t wide_min = 0, seg = 0, cl = 1;
+        psl_wide_rule(nrows, c->max_width, PSL_WIDE_CLUSTER_MAX, &wide_min, &seg, &cl);
+        split = c->max_width >= wide_min && cl == 1 &&
+                c->max_width > (int64_t)seg * PSL_WIDE_WARPS;
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
         else if (c->opt.format == PSL_FORMAT_PACKSELL &&
@@ -133,7 +137,7 @@ static void predict(psl_candidate *c, int64_t nrows)
     double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
     c->latency_us = word_ns * 1e-3 * crit;
     c->predicted_us = m->launch_us + fmax(c->bandwidth_us, c->latency_us);
-    if (c->max_width > MODEL_SPLIT_WIDTH)
+    if (split)
         c->predicted_us += MODEL_SPLIT_US;
 }
 

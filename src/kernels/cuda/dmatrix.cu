@@ -80,6 +80,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->val = d->d_val;
     m->wide_min = UINT32_MAX; /* no long-row split until psl_dmatrix_setup_wide */
     m->wide_seg = 0;
+    m->wide_cl = 1;
     m->n_wblk = 0;
     m->wblk = NULL;
     m->ckpt = NULL;
@@ -156,8 +157,9 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
     PSL_TRY(PSL_CUDA_OK(
         cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)));
-    int l2 = 0;
+    int l2 = 0, clusters = 0;
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev)));
+    PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev)));
     psl_dmatrix *d = NULL;
     PSL_TRY(psl_alloc((void **)&d, 1, sizeof *d, "device matrix"));
     memset(d, 0, sizeof *d);
@@ -174,6 +176,17 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         const char *na = getenv("PSL_CUDA_STREAM_NA");
         d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
     }
+    d->wide_cl_max = 1;
+#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
+    if (clusters) { /* a power of two up to PSL_WIDE_CLUSTER_MAX; "1": none */
+        const char *cl = getenv("PSL_CUDA_WIDE_CLUSTER");
+        const long want = cl && cl[0] ? strtol(cl, NULL, 10) : PSL_WIDE_CLUSTER_MAX;
+        while (d->wide_cl_max * 2 <= want && d->wide_cl_max < PSL_WIDE_CLUSTER_MAX)
+            d->wide_cl_max *= 2;
+    }
+#else
+    (void)clusters;
+#endif
     d->max_width = INT64_MAX; /* unknown until psl_dmatrix_setup_wide: no short-row kernel */
     d->format = A->format;
     d->value_type = A->value_type;

@@ -40,9 +40,12 @@ struct psl_dsliced {
      * (UINT32_MAX: none) are run by the first n_wblk blocks, block b on
      * segments wblk[b].y .. +PSL_WIDE_WARPS-1 (wide_seg positions each) of
      * slice wblk[b].x; PackSELL reads each segment's starting doubled
-     * column from ckpt ([block * PSL_WIDE_WARPS + warp][lane]). */
+     * column from ckpt ([block * PSL_WIDE_WARPS + warp][lane]). With
+     * wide_cl > 1 every wide slice has wide_cl blocks, launched as one
+     * thread-block cluster that finishes the slice (no workspace). */
     uint32_t wide_min;
     int32_t wide_seg;
+    int32_t wide_cl;
     int32_t n_wblk;
     const int2 *wblk;
     const uint32_t *ckpt;
@@ -60,6 +63,8 @@ struct psl_dmatrix {
     int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
     int64_t l2_bytes; /* the device's L2 cache */
     int stream_na;    /* psl_cuda_stream_na forced by PSL_CUDA_STREAM_NA: 0 or 1; -1 by size */
+    int wide_cl_max;  /* largest cluster for wide slices: PSL_WIDE_CLUSTER_MAX on sm_90+
+                       * (PSL_CUDA_WIDE_CLUSTER lowers it), 1 without cluster launch */
     psl_matrix_info info;
     psl_format format;
     psl_scalar value_type;

@@ -6,9 +6,13 @@
  * warp takes one segment for the 32 rows of the slice (lane = row, so the
  * loads of a position stay coalesced), and the PSL_WIDE_WARPS warps of a
  * block take consecutive segments and add their sums in warp order. A slice
- * that fits in one block is finished by that block; a wider one leaves one
- * partial sum per row and block in the workspace, and a second small kernel
- * adds them in block order and writes y. The order is fixed, so results
+ * that fits in one block is finished by that block. A wider one, in a small
+ * matrix, gets a thread-block cluster of cl blocks (sm_90): each block's sum
+ * goes to its shared memory and the cluster's first block adds them in block
+ * order through distributed shared memory and writes y, in the same kernel.
+ * Otherwise (large matrices, or wider than a cluster covers) each block
+ * leaves one partial sum per row in the workspace, and a second small
+ * kernel adds them in block order and writes y. The order is fixed, so results
  * are bitwise deterministic, but for rows of wide slices it is not the CPU
  * kernels' sequential order (narrow slices keep it bit for bit). PackSELL
  * needs each segment's starting column: computed once on the device at
@@ -24,21 +28,29 @@
 #define PSL_WIDE_C 32
 /* Warps (segments) per block: the kernels' blocks of 256 threads. */
 #define PSL_WIDE_WARPS 8
+/* Most blocks of the cluster that finishes a wide slice (the portable
+ * cluster size of sm_90). */
+#define PSL_WIDE_CLUSTER_MAX 8
 /* Rows from which one thread per row fills an H200 (132 SMs x 2048
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)
 
 /* The split of a matrix of nrows rows whose widest slice has max_width
- * positions: slices of at least *wide_min positions, in segments of *seg.
- * A large matrix keeps its threads busy with one row each, so only rows far
- * longer than the rest (>= 64) are split, in segments of 32. In a small one
- * every thread walks a whole row while most of the GPU idles, so slices of
- * 16 and more are split, in segments of 8 to 32: the fewest that let the
- * widest slice fit one block of 8 warps (no second kernel) or, past 256
- * positions, 32 (measured: bench/NOTES.md, "long rows"). */
-static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t *wide_min,
-                                 int32_t *seg)
+ * positions: slices of at least *wide_min positions, in segments of *seg,
+ * every wide slice on a cluster of *cl blocks (1: no cluster) when the
+ * device has clusters of up to cl_max blocks (1: none). A large matrix
+ * keeps its threads busy with one row each, so only rows far longer than
+ * the rest (>= 64) are split, in segments of 32, and never in clusters. In
+ * a small one every thread walks a whole row while most of the GPU idles,
+ * so slices of 16 and more are split in segments of 8 to 32: the shortest
+ * that let the widest slice fit one cluster (or, without clusters, one
+ * block of 8 warps, so that no second kernel runs), then the fewest blocks
+ * per cluster that hold it; wider than the largest cluster, segments of 32
+ * and the finishing kernel (measured: bench/NOTES.md, "long rows"). */
+static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_max,
+                                 int32_t *wide_min, int32_t *seg, int32_t *cl)
 {
+    *cl = 1;
     if (nrows >= PSL_WIDE_BIG_ROWS) {
         *wide_min = 64;
         *seg = 32;
@@ -46,8 +58,12 @@ static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t *wide
     }
     *wide_min = 16;
     *seg = 8;
-    while (*seg < 32 && (int64_t)*seg * PSL_WIDE_WARPS < max_width)
+    while (*seg < 32 && (int64_t)*seg * PSL_WIDE_WARPS * cl_max < max_width)
         *seg *= 2;
+    while (*cl < cl_max && (int64_t)*seg * PSL_WIDE_WARPS * *cl < max_width)
+        *cl *= 2;
+    if ((int64_t)*seg * PSL_WIDE_WARPS * *cl < max_width)
+        *cl = 1; /* wider than a cluster: partial sums and the finishing kernel */
 }
 
 #endif /* PSL_CUDA_LONG_ROWS_H */

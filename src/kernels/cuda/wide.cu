@@ -61,18 +61,20 @@ __global__ void psl_wide_ckpt_kernel(psl_dsliced m, uint32_t *ckpt)
     }
 }
 
-/* The host lists: wblk (every long-row block) and wsl (slices wider than one
- * block). With NULL arrays only counts. */
+/* The host lists: wblk (every long-row block: cl per wide slice with
+ * clusters, else as many as its width needs) and wsl (slices wider than one
+ * block, finished by the second kernel: none with clusters). With NULL
+ * arrays only counts. */
 static void psl_wide_lists(const int64_t *sp, int32_t nslices, int32_t wide_min, int32_t seg,
-                           int2 *wblk, int2 *wsl, int64_t *n_wblk, int64_t *n_wslice)
+                           int32_t cl, int2 *wblk, int2 *wsl, int64_t *n_wblk, int64_t *n_wslice)
 {
     int64_t nb = 0, ns = 0;
     for (int32_t k = 0; k < nslices; k++) {
         const int64_t width = (sp[k + 1] - sp[k]) / PSL_WIDE_C;
         if (width < wide_min)
             continue;
-        const int64_t blocks = psl_wide_blocks((uint32_t)width, (uint32_t)seg);
-        if (blocks > 1) {
+        const int64_t blocks = cl > 1 ? cl : psl_wide_blocks((uint32_t)width, (uint32_t)seg);
+        if (cl == 1 && blocks > 1) {
             if (wsl)
                 wsl[ns] = make_int2(k, (int)nb);
             ns++;
@@ -90,7 +92,7 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
                                   cudaStream_t s)
 {
     const int32_t nslices = d->info.nslices;
-    int32_t wide_min = 0, seg = 0;
+    int32_t wide_min = 0, seg = 0, cl = 1;
     if (d->s.C != PSL_WIDE_C || nslices <= 0 || d->nrows <= 0)
         return PSL_OK;
     if (h_sp) /* the widest slice from the host offsets */
@@ -98,7 +100,7 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
             if ((h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C > max_width)
                 max_width = (h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C;
     d->max_width = max_width; /* the kernels' short-row path */
-    psl_wide_rule(d->nrows, max_width, &wide_min, &seg);
+    psl_wide_rule(d->nrows, max_width, d->wide_cl_max, &wide_min, &seg, &cl);
     if (max_width < wide_min)
         return PSL_OK;
     psl_status st = PSL_OK;
@@ -112,7 +114,7 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
         PSL_CUDA_GO(cudaStreamSynchronize(s));
         h_sp = own;
     }
-    psl_wide_lists(h_sp, nslices, wide_min, seg, NULL, NULL, &nb, &ns);
+    psl_wide_lists(h_sp, nslices, wide_min, seg, cl, NULL, NULL, &nb, &ns);
     if (nb == 0)
         goto fail; /* nothing wide: st is PSL_OK */
     /* block indices are int32 and the launch adds them to the row blocks;
@@ -125,12 +127,13 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
     if ((st = psl_alloc((void **)&wblk, (size_t)nb, sizeof *wblk, "long-row blocks")) != PSL_OK ||
         (st = psl_alloc((void **)&wsl, (size_t)ns + 1, sizeof *wsl, "long-row slices")) != PSL_OK)
         goto fail;
-    psl_wide_lists(h_sp, nslices, wide_min, seg, wblk, wsl, &nb, &ns);
+    psl_wide_lists(h_sp, nslices, wide_min, seg, cl, wblk, wsl, &nb, &ns);
     if ((st = psl_dcopy(&d->d_wblk, wblk, nb, sizeof *wblk, s, "long-row blocks")) != PSL_OK ||
         (st = psl_dcopy(&d->d_wsl, wsl, ns, sizeof *wsl, s, "long-row slices")) != PSL_OK)
         goto fail;
     d->n_wslice = (int32_t)ns;
     d->s.wide_seg = seg;
+    d->s.wide_cl = cl;
     d->s.n_wblk = (int32_t)nb;
     d->s.wblk = (const int2 *)d->d_wblk;
     if (d->format == PSL_FORMAT_PACKSELL) {
@@ -158,6 +161,7 @@ fail:
     if (st != PSL_OK) { /* leave the matrix without the split; the caller frees it */
         d->s.wide_min = UINT32_MAX;
         d->s.n_wblk = 0;
+        d->s.wide_cl = 1;
         d->n_wslice = 0;
     }
     psl_free(own);

@@ -2,14 +2,17 @@
  * wide.cuh -- the device side of the long-row split (long_rows.h) shared by
  * the SELL and PackSELL kernels: which segment a warp of a long-row block
  * takes, the block's ordered sum of its warps (written to y when the slice
- * fits in the block, else to the workspace), and the kernel that adds the
- * block sums of the wider slices in order and writes y.
+ * fits in the block or its cluster, else to the workspace), the kernel that
+ * adds the block sums of the wider slices in order and writes y, and the
+ * launch of a sliced kernel (as a cluster launch when wide slices take
+ * clusters).
  */
 #ifndef PSL_CUDA_WIDE_CUH
 #define PSL_CUDA_WIDE_CUH
 
 #include "sliced_row.cuh"
 
+#include <cooperative_groups.h>
 #include <type_traits>
 
 static_assert(PSL_CUDA_BLOCK == 32 * PSL_WIDE_WARPS, "a long-row block is PSL_WIDE_WARPS warps");
@@ -59,9 +62,43 @@ __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
     return g;
 }
 
+/* A wide slice's cluster (m.wide_cl blocks, called by every thread of each):
+ * the block's sum u of each row (warp 0, lane = row) goes to its shared
+ * memory, then the cluster's first block adds the blocks' sums in block
+ * order (distributed shared memory) and writes y. The second cluster
+ * barrier keeps every block's shared memory alive until it is read. */
+template <class V>
+__device__ __forceinline__ void psl_wide_cluster_end(const psl_dsliced &m, const psl_wide_seg &g,
+                                                     typename V::acc u, typename V::acc *blk,
+                                                     typename V::elem *__restrict__ y,
+                                                     typename V::acc a, typename V::acc b,
+                                                     bool use_beta)
+{
+#if __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (warp == 0)
+        blk[lane] = u;
+    cluster.sync();
+    if (warp == 0 && cluster.block_rank() == 0) {
+        typename V::acc v = blk[lane];
+        for (int r = 1; r < m.wide_cl; r++)
+            v = psl_add(v, *cluster.map_shared_rank(blk + lane, r));
+        if (g.row < (uint32_t)m.nrows)
+            V::finish(y, psl_out_row(m, g.row), v, a, b, use_beta);
+    }
+    cluster.sync();
+#else /* the host launches clusters only when every image is sm_90+ (PSL_CUDA_ARCH_MIN) */
+    (void)m, (void)g, (void)u, (void)blk, (void)y, (void)a, (void)b, (void)use_beta;
+    __trap();
+#endif
+}
+
 /* Every thread of the block calls this with its segment's sum t: the warps'
  * sums of each row added in warp order, then y = a*sum (+ b*y) when the
- * block has the whole slice, else one partial per row in part. */
+ * block has the whole slice, the cluster's order when the slice has a
+ * cluster, else one partial per row in part. */
 template <class V>
 __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wide_seg &g,
                                              typename V::acc t, typename V::acc *__restrict__ part,
@@ -70,19 +107,24 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
 {
     typedef typename V::acc ACC;
     /* dynamic shared memory (psl_sliced_call_of): a launch without long-row
-     * blocks asks for none */
+     * blocks asks for none; with clusters, one more row for the block's sum */
     extern __shared__ __align__(8) unsigned char psl_wide_buf[];
     ACC(*red)[PSL_WIDE_C] = (ACC(*)[PSL_WIDE_C])psl_wide_buf;
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     red[warp][lane] = t;
     __syncthreads();
-    if (warp != 0)
-        return;
-    ACC u = red[0][lane];
+    ACC u = 0;
+    if (warp == 0) {
+        u = red[0][lane];
 #pragma unroll
-    for (int w = 1; w < PSL_WIDE_WARPS; w++)
-        u = psl_add(u, red[w][lane]);
-    if (!g.whole)
+        for (int w = 1; w < PSL_WIDE_WARPS; w++)
+            u = psl_add(u, red[w][lane]);
+    }
+    if (m.wide_cl > 1)
+        psl_wide_cluster_end<V>(m, g, u, red[PSL_WIDE_WARPS], y, a, b, use_beta);
+    else if (warp != 0)
+        return;
+    else if (!g.whole)
         part[(size_t)blockIdx.x * PSL_WIDE_C + lane] = u;
     else if (g.row < (uint32_t)m.nrows)
         V::finish(y, psl_out_row(m, g.row), u, a, b, use_beta);
@@ -153,8 +195,11 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
                                                     void *workspace)
 {
     psl_sliced_call<V> c;
-    c.grid = psl_cuda_grid(dA, dA->nrows) + (unsigned)dA->s.n_wblk;
-    c.smem = dA->s.n_wblk > 0 ? (size_t)PSL_WIDE_WARPS * PSL_WIDE_C * sizeof(typename V::acc) : 0;
+    const unsigned cl = (unsigned)dA->s.wide_cl; /* the grid is whole clusters */
+    c.grid = (psl_cuda_grid(dA, dA->nrows) + cl - 1) / cl * cl + (unsigned)dA->s.n_wblk;
+    c.smem = dA->s.n_wblk > 0
+                 ? (size_t)(PSL_WIDE_WARPS + (cl > 1)) * PSL_WIDE_C * sizeof(typename V::acc)
+                 : 0;
     c.x = (const typename V::elem *)x;
     c.y = (typename V::elem *)y;
     c.a = psl_acc_scalar<V>(alpha);
@@ -162,6 +207,30 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
     c.use_beta = beta != 0;
     c.part = (typename V::acc *)workspace;
     return c;
+}
+
+/* kernel<<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(args...), in clusters
+ * of dA->s.wide_cl blocks when wide slices take clusters; the launch status
+ * is left for psl_sliced_end (cudaGetLastError). */
+template <class V, class... P, class... A>
+static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
+                                     cudaStream_t stream, void (*kernel)(P...), A... args)
+{
+    cudaLaunchAttribute at;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(c.grid);
+    cfg.blockDim = dim3(PSL_CUDA_BLOCK);
+    cfg.dynamicSmemBytes = c.smem;
+    cfg.stream = stream;
+    if (dA->s.wide_cl > 1) {
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = (unsigned)dA->s.wide_cl;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
+    }
+    (void)cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
 /* f(na) with na = psl_cuda_stream_na(dA, vec_size) as a compile-time
