@@ -35,18 +35,24 @@
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)
 
+/* Segments of at most this many positions: a slice that fits one block
+ * with them takes no cluster (measured faster than clusters of shorter
+ * segments; longer segments in one block are slower than a cluster). */
+#define PSL_WIDE_SOLO_SEG 16
+
 /* The split of a matrix of nrows rows whose widest slice has max_width
  * positions: slices of at least *wide_min positions, in segments of *seg,
- * every wide slice on a cluster of *cl blocks (1: no cluster) when the
- * device has clusters of up to cl_max blocks (1: none). A large matrix
+ * wide slices in thread-block clusters of *cl blocks (1: no cluster) when
+ * the device has clusters of up to cl_max blocks (1: none). A large matrix
  * keeps its threads busy with one row each, so only rows far longer than
  * the rest (>= 64) are split, in segments of 32, and never in clusters. In
  * a small one every thread walks a whole row while most of the GPU idles,
- * so slices of 16 and more are split in segments of 8 to 32: the shortest
- * that let the widest slice fit one cluster (or, without clusters, one
- * block of 8 warps, so that no second kernel runs), then the fewest blocks
- * per cluster that hold it; wider than the largest cluster, segments of 32
- * and the finishing kernel (measured: bench/NOTES.md, "long rows"). */
+ * so slices of 16 and more are split: in segments of 8 or 16 when the
+ * widest fits one block of 8 warps so; else in the shortest segments (8 to
+ * 32) that let it fit a cluster, with the fewest blocks per cluster that
+ * hold it; wider than the largest cluster (or without clusters), segments
+ * of 32 -- one block when that fits, else partial sums and the finishing
+ * kernel (measured: bench/NOTES.md, "long rows" and "clusters"). */
 static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_max,
                                  int32_t *wide_min, int32_t *seg, int32_t *cl)
 {
@@ -57,6 +63,11 @@ static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_ma
         return;
     }
     *wide_min = 16;
+    *seg = 8;
+    while (*seg < PSL_WIDE_SOLO_SEG && (int64_t)*seg * PSL_WIDE_WARPS < max_width)
+        *seg *= 2;
+    if ((int64_t)*seg * PSL_WIDE_WARPS >= max_width)
+        return; /* one block */
     *seg = 8;
     while (*seg < 32 && (int64_t)*seg * PSL_WIDE_WARPS * cl_max < max_width)
         *seg *= 2;

@@ -160,7 +160,7 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
 
 /* A long-row block: each warp one segment of a wide slice, from its
  * checkpointed column; the block's sums to y or to part. */
-template <class V, int FAM, bool NA>
+template <class V, int FAM, int U, bool FUSED, bool NA>
 __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pack_codec &k,
                                               const typename V::elem *__restrict__ x,
                                               typename V::elem *__restrict__ y,
@@ -170,7 +170,7 @@ __device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pa
     const psl_wide_seg g = psl_wide_seg_of(m);
     typename V::acc t = 0;
     if (g.n > 0)
-        psl_pack_row<V, FAM, PSL_WIDE_C, PSL_PACK_UNROLL, false, NA>(m.words + g.q, g.n, PSL_WIDE_C,
+        psl_pack_row<V, FAM, PSL_WIDE_C, U, FUSED, NA>(m.words + g.q, g.n, PSL_WIDE_C,
                                                           __ldg(m.ckpt + g.ckpt), t, x, k);
     psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
 }
@@ -196,7 +196,8 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
     if ((int32_t)blockIdx.x < nw) {
-        psl_pack_wide<V, FAM, NA>(m, k, x, y, a, b, use_beta, part);
+        psl_pack_wide<V, FAM, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT, NA>(m, k, x, y, a, b,
+                                                                             use_beta, part);
         return;
     }
     const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;

@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     if ((int32_t)blockIdx.x < nw) { /* a long-row block: one segment per warp */
         const psl_wide_seg g = psl_wide_seg_of(m);
         ACC t = 0;
-        psl_sell_row<V, VT, CC, NA>(g.q, g.n, C, t, x, m);
+        psl_sell_row<V, VT, CC, NA, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(g.q, g.n, C, t, x, m);
         psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
         return;
     }

@@ -61,29 +61,43 @@ __global__ void psl_wide_ckpt_kernel(psl_dsliced m, uint32_t *ckpt)
     }
 }
 
-/* The host lists: wblk (every long-row block: cl per wide slice with
- * clusters, else as many as its width needs) and wsl (slices wider than one
- * block, finished by the second kernel: none with clusters). With NULL
- * arrays only counts. */
+/* The host lists: wblk (every long-row block, as many per wide slice as
+ * its width needs) and wsl (slices wider than one block, finished by the
+ * second kernel: none with clusters of cl > 1 blocks, where a slice's blocks
+ * never straddle two clusters -- the previous slice's list is padded with
+ * blocks past its end, which have no positions). With NULL arrays only
+ * counts. */
 static void psl_wide_lists(const int64_t *sp, int32_t nslices, int32_t wide_min, int32_t seg,
                            int32_t cl, int2 *wblk, int2 *wsl, int64_t *n_wblk, int64_t *n_wslice)
 {
     int64_t nb = 0, ns = 0;
+    int32_t prev = -1; /* the previous wide slice, and its blocks */
+    int64_t prev_blocks = 0;
     for (int32_t k = 0; k < nslices; k++) {
         const int64_t width = (sp[k + 1] - sp[k]) / PSL_WIDE_C;
         if (width < wide_min)
             continue;
-        const int64_t blocks = cl > 1 ? cl : psl_wide_blocks((uint32_t)width, (uint32_t)seg);
+        const int64_t blocks = psl_wide_blocks((uint32_t)width, (uint32_t)seg);
         if (cl == 1 && blocks > 1) {
             if (wsl)
                 wsl[ns] = make_int2(k, (int)nb);
             ns++;
         }
+        if (cl > 1 && nb % cl + blocks > cl) /* pad to the next cluster */
+            for (; nb % cl != 0; nb++, prev_blocks++)
+                if (wblk)
+                    wblk[nb] = make_int2(prev, (int)(prev_blocks * PSL_WIDE_WARPS));
         if (wblk)
             for (int64_t b = 0; b < blocks; b++)
                 wblk[nb + b] = make_int2(k, (int)(b * PSL_WIDE_WARPS));
         nb += blocks;
+        prev = k;
+        prev_blocks = blocks;
     }
+    if (cl > 1) /* whole clusters */
+        for (; nb % cl != 0; nb++, prev_blocks++)
+            if (wblk)
+                wblk[nb] = make_int2(prev, (int)(prev_blocks * PSL_WIDE_WARPS));
     *n_wblk = nb;
     *n_wslice = ns;
 }

@@ -35,14 +35,15 @@ __device__ __forceinline__ uint32_t psl_wide_width(const psl_dsliced &m, int32_t
 
 /* This thread's part of a long-row block (blockIdx.x < n_wblk): n positions
  * (0: past the slice's end) of its row from entry q, the segment's
- * checkpoint index, its stored row, and whether the block has the whole
- * slice. */
+ * checkpoint index, its stored row, whether the block is the slice's first
+ * (lead), and the slice's blocks (nblk). */
 struct psl_wide_seg {
     int64_t q;
     uint32_t n;
     uint32_t ckpt;
     uint32_t row;
-    bool whole;
+    uint32_t nblk;
+    bool lead;
 };
 
 __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
@@ -58,15 +59,17 @@ __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
     g.q = s0 + (int64_t)j0 * PSL_WIDE_C + lane;
     g.ckpt = (blockIdx.x * PSL_WIDE_WARPS + warp) * PSL_WIDE_C + lane;
     g.row = (uint32_t)wb.x * PSL_WIDE_C + lane;
-    g.whole = wb.y == 0 && width <= seg * PSL_WIDE_WARPS;
+    g.lead = wb.y == 0;
+    g.nblk = psl_wide_blocks(width, seg);
     return g;
 }
 
-/* A wide slice's cluster (m.wide_cl blocks, called by every thread of each):
- * the block's sum u of each row (warp 0, lane = row) goes to its shared
- * memory, then the cluster's first block adds the blocks' sums in block
- * order (distributed shared memory) and writes y. The second cluster
- * barrier keeps every block's shared memory alive until it is read. */
+/* Wide slices in a cluster (m.wide_cl blocks, called by every thread of
+ * each): the block's sum u of each row (warp 0, lane = row) goes to its
+ * shared memory, then each slice's first block adds the sums of the slice's
+ * g.nblk blocks (the next ones of the cluster) in block order through
+ * distributed shared memory and writes y. The second cluster barrier keeps
+ * every block's shared memory alive until it is read. */
 template <class V>
 __device__ __forceinline__ void psl_wide_cluster_end(const psl_dsliced &m, const psl_wide_seg &g,
                                                      typename V::acc u, typename V::acc *blk,
@@ -81,10 +84,11 @@ __device__ __forceinline__ void psl_wide_cluster_end(const psl_dsliced &m, const
     if (warp == 0)
         blk[lane] = u;
     cluster.sync();
-    if (warp == 0 && cluster.block_rank() == 0) {
+    if (warp == 0 && g.lead) {
+        const unsigned rank = cluster.block_rank();
         typename V::acc v = blk[lane];
-        for (int r = 1; r < m.wide_cl; r++)
-            v = psl_add(v, *cluster.map_shared_rank(blk + lane, r));
+        for (unsigned r = 1; r < g.nblk; r++)
+            v = psl_add(v, *cluster.map_shared_rank(blk + lane, rank + r));
         if (g.row < (uint32_t)m.nrows)
             V::finish(y, psl_out_row(m, g.row), v, a, b, use_beta);
     }
@@ -124,7 +128,7 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
         psl_wide_cluster_end<V>(m, g, u, red[PSL_WIDE_WARPS], y, a, b, use_beta);
     else if (warp != 0)
         return;
-    else if (!g.whole)
+    else if (g.nblk > 1)
         part[(size_t)blockIdx.x * PSL_WIDE_C + lane] = u;
     else if (g.row < (uint32_t)m.nrows)
         V::finish(y, psl_out_row(m, g.row), u, a, b, use_beta);
