@@ -178,10 +178,11 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     }
     d->wide_cl_max = 1;
 #if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
-    if (clusters) { /* a power of two up to PSL_WIDE_CLUSTER_MAX; "1": none */
+    if (clusters) { /* a power of two up to PSL_WIDE_CLUSTER_MAX; "1": none
+                     * (16, past the portable size, for measurements) */
         const char *cl = getenv("PSL_CUDA_WIDE_CLUSTER");
         const long want = cl && cl[0] ? strtol(cl, NULL, 10) : PSL_WIDE_CLUSTER_MAX;
-        while (d->wide_cl_max * 2 <= want && d->wide_cl_max < PSL_WIDE_CLUSTER_MAX)
+        while (d->wide_cl_max * 2 <= want && d->wide_cl_max < 2 * PSL_WIDE_CLUSTER_MAX)
             d->wide_cl_max *= 2;
     }
 #else

@@ -35,19 +35,26 @@ __device__ __forceinline__ uint32_t psl_wide_width(const psl_dsliced &m, int32_t
 
 /* This thread's part of a long-row block (blockIdx.x < n_wblk): n positions
  * (0: past the slice's end) of its row from entry q, the segment's
- * checkpoint index, its stored row, whether the block is the slice's first
- * (lead), and the slice's blocks (nblk). */
+ * checkpoint index, its stored row, the block's index within its slice
+ * (bidx; 0: the slice's lead block) and the slice's blocks (nblk; blocks
+ * with bidx >= nblk only pad a cluster). With clusters, every thread of the
+ * block also arrives at the cluster barrier that psl_wide_cluster_end waits
+ * on (all blocks started: their shared memory may be written). */
 struct psl_wide_seg {
     int64_t q;
     uint32_t n;
     uint32_t ckpt;
     uint32_t row;
+    uint32_t bidx;
     uint32_t nblk;
-    bool lead;
 };
 
 __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
 {
+#if __CUDA_ARCH__ >= 900
+    if (m.wide_cl > 1)
+        __cluster_barrier_arrive_relaxed();
+#endif
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const uint32_t seg = (uint32_t)m.wide_seg;
     const int2 wb = __ldg(m.wblk + blockIdx.x);
@@ -59,20 +66,20 @@ __device__ __forceinline__ psl_wide_seg psl_wide_seg_of(const psl_dsliced &m)
     g.q = s0 + (int64_t)j0 * PSL_WIDE_C + lane;
     g.ckpt = (blockIdx.x * PSL_WIDE_WARPS + warp) * PSL_WIDE_C + lane;
     g.row = (uint32_t)wb.x * PSL_WIDE_C + lane;
-    g.lead = wb.y == 0;
+    g.bidx = (uint32_t)wb.y / PSL_WIDE_WARPS;
     g.nblk = psl_wide_blocks(width, seg);
     return g;
 }
 
 /* Wide slices in a cluster (m.wide_cl blocks, called by every thread of
- * each): the block's sum u of each row (warp 0, lane = row) goes to its
- * shared memory, then each slice's first block adds the sums of the slice's
- * g.nblk blocks (the next ones of the cluster) in block order through
- * distributed shared memory and writes y. The second cluster barrier keeps
- * every block's shared memory alive until it is read. */
+ * each): warp 0 of every block of a slice writes its sum u of each row
+ * (lane = row) into row bidx of the lead block's sums (sum, in the lead's
+ * shared memory: distributed shared memory), after the barrier that
+ * psl_wide_seg_of arrived at; after one more cluster barrier the lead adds
+ * its slice's g.nblk rows in block order and writes y. */
 template <class V>
 __device__ __forceinline__ void psl_wide_cluster_end(const psl_dsliced &m, const psl_wide_seg &g,
-                                                     typename V::acc u, typename V::acc *blk,
+                                                     typename V::acc u, typename V::acc *sum,
                                                      typename V::elem *__restrict__ y,
                                                      typename V::acc a, typename V::acc b,
                                                      bool use_beta)
@@ -81,20 +88,19 @@ __device__ __forceinline__ void psl_wide_cluster_end(const psl_dsliced &m, const
     namespace cg = cooperative_groups;
     const cg::cluster_group cluster = cg::this_cluster();
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (warp == 0)
-        blk[lane] = u;
+    __cluster_barrier_wait();
+    if (warp == 0 && g.bidx < g.nblk)
+        cluster.map_shared_rank(sum, cluster.block_rank() - g.bidx)[g.bidx * PSL_WIDE_C + lane] = u;
     cluster.sync();
-    if (warp == 0 && g.lead) {
-        const unsigned rank = cluster.block_rank();
-        typename V::acc v = blk[lane];
-        for (unsigned r = 1; r < g.nblk; r++)
-            v = psl_add(v, *cluster.map_shared_rank(blk + lane, rank + r));
+    if (warp == 0 && g.bidx == 0) {
+        typename V::acc v = sum[lane];
+        for (uint32_t r = 1; r < g.nblk; r++)
+            v = psl_add(v, sum[r * PSL_WIDE_C + lane]);
         if (g.row < (uint32_t)m.nrows)
             V::finish(y, psl_out_row(m, g.row), v, a, b, use_beta);
     }
-    cluster.sync();
 #else /* the host launches clusters only when every image is sm_90+ (PSL_CUDA_ARCH_MIN) */
-    (void)m, (void)g, (void)u, (void)blk, (void)y, (void)a, (void)b, (void)use_beta;
+    (void)m, (void)g, (void)u, (void)sum, (void)y, (void)a, (void)b, (void)use_beta;
     __trap();
 #endif
 }
@@ -111,7 +117,8 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
 {
     typedef typename V::acc ACC;
     /* dynamic shared memory (psl_sliced_call_of): a launch without long-row
-     * blocks asks for none; with clusters, one more row for the block's sum */
+     * blocks asks for none; with clusters, wide_cl more rows: the sums of a
+     * lead block's slice */
     extern __shared__ __align__(8) unsigned char psl_wide_buf[];
     ACC(*red)[PSL_WIDE_C] = (ACC(*)[PSL_WIDE_C])psl_wide_buf;
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -201,9 +208,9 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
     psl_sliced_call<V> c;
     const unsigned cl = (unsigned)dA->s.wide_cl; /* the grid is whole clusters */
     c.grid = (psl_cuda_grid(dA, dA->nrows) + cl - 1) / cl * cl + (unsigned)dA->s.n_wblk;
-    c.smem = dA->s.n_wblk > 0
-                 ? (size_t)(PSL_WIDE_WARPS + (cl > 1)) * PSL_WIDE_C * sizeof(typename V::acc)
-                 : 0;
+    c.smem = dA->s.n_wblk > 0 ? (size_t)(PSL_WIDE_WARPS + (cl > 1 ? cl : 0)) * PSL_WIDE_C *
+                                    sizeof(typename V::acc)
+                              : 0;
     c.x = (const typename V::elem *)x;
     c.y = (typename V::elem *)y;
     c.a = psl_acc_scalar<V>(alpha);
@@ -227,6 +234,8 @@ static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_cal
     cfg.dynamicSmemBytes = c.smem;
     cfg.stream = stream;
     if (dA->s.wide_cl > 1) {
+        if (dA->s.wide_cl > 8) /* past the portable size (PSL_CUDA_WIDE_CLUSTER=16) */
+            (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         at.id = cudaLaunchAttributeClusterDimension;
         at.val.clusterDim.x = (unsigned)dA->s.wide_cl;
         at.val.clusterDim.y = 1;
