@@ -45,7 +45,8 @@ BW = 4.258e6        # bytes per microsecond (H200 copy, read + write)
 WARPS = 132 * 64    # warps resident at once
 L2_BYTES = 50e6     # matrices below stay in L2 between back-to-back runs
 SPLIT_US = 3.0      # the finishing kernel of slices split over several blocks
-SPLIT_WIDTH = 256   # slices wider than this span several blocks (8 warps x 32)
+CLUSTER_MAX = 16    # H200: clusters of up to 16 blocks finish wide slices instead
+SOLO_SEG = 16       # PSL_WIDE_SOLO_SEG
 SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
 SHORT_WIDTH_SMALL = 16       # or this wide in a small matrix (at most LAT_ROWS rows)
 LAT_ROWS = 132 * 2 * 256     # H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK
@@ -55,22 +56,37 @@ FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"]
 PRECISIONS = ("fp16", "fp32")
 
 
-def wide_rule(rows, max_width):
-    """(wide_min, seg): psl_wide_rule of src/kernels/cuda/long_rows.h (keep
-    the two equal)."""
+def wide_rule(rows, max_width, cl_max=CLUSTER_MAX):
+    """(wide_min, seg, cl): psl_wide_rule of src/kernels/cuda/long_rows.h
+    (keep the two equal)."""
     if rows >= 1 << 17:
-        return 64, 32
+        return 64, 32, 1
     seg = 8
-    while seg < 32 and seg * 8 < max_width:
+    while seg < SOLO_SEG and seg * 8 < max_width:
         seg *= 2
-    return 16, seg
+    if seg * 8 >= max_width:
+        return 16, seg, 1
+    seg = 8
+    while seg < 32 and seg * 8 * cl_max < max_width:
+        seg *= 2
+    cl = 1
+    while cl < cl_max and seg * 8 * cl < max_width:
+        cl *= 2
+    return 16, seg, cl if seg * 8 * cl >= max_width else 1
+
+
+def split(rows, max_width):
+    """Whether the finishing kernel runs: a split slice wider than one block
+    and no cluster for it."""
+    wide_min, seg, cl = wide_rule(rows, max_width)
+    return max_width >= wide_min and cl == 1 and max_width > seg * 8
 
 
 def walk(rows, max_width):
     """The longest walk of one thread after the kernels split long rows."""
     if max_width <= 0:
         return 0
-    wide_min, seg = wide_rule(rows, max_width)
+    wide_min, seg, _ = wide_rule(rows, max_width)
     return max_width if max_width < wide_min else max(wide_min - 1, seg)
 
 
@@ -93,8 +109,8 @@ def predict(c, rows, models):
     bw = total / (eff * BW) + rows * row_ns * 1e-3
     word_ns = wl2 if total < L2_BYTES else wmem
     lat = word_ns * 1e-3 * max(walk_of(c["model"], rows, c["max_width"]), c["sum_width"] / WARPS)
-    split = SPLIT_US if c["max_width"] > SPLIT_WIDTH else 0.0
-    return launch + max(bw, lat) + split, bw, lat
+    finish = SPLIT_US if c["max_width"] > 0 and split(rows, c["max_width"]) else 0.0
+    return launch + max(bw, lat) + finish, bw, lat
 
 
 def rebuilt_candidates(data, ks, prec):

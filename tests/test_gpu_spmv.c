@@ -502,8 +502,9 @@ static void set_policy(int pass)
 
 TEST(generated_matrices_match_cpu)
 {
-    /* the power laws: widest slices of 491, 1655 and 20000 positions (a
-     * cluster of 8 blocks in segments of 8, of 32, and too wide for one) */
+    /* the power laws: widest slices of 491, 1655 and 20000 positions (on
+     * an H200: clusters of 8 blocks in segments of 8, of 16 in segments of
+     * 16, and too wide for a cluster) */
     static const char *specs[] = {"hpcg:4:4:4",          "lap2d:50",
                                   "powerlaw:3000:8:1.5", "powerlaw:8000:16:1.3",
                                   "powerlaw:20000:8:1.3", "random:2000:7"};
@@ -863,7 +864,7 @@ TEST(long_row_workspace)
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev));
     psl_dmatrix *dA = upload_kind("powerlaw:3000:8:1.1", find_kind("packsell-fp16"), &A);
-    if (dA) { /* widest slice 1655: a cluster of 8 blocks in segments of 32 */
+    if (dA) { /* widest slice 1655: a cluster of 16 blocks (8 where 16 cannot run) */
         size_t w = 1;
         CHECK_OK(psl_dspmv_workspace_size(dA, PSL_FP64, &w));
         CHECK_MSG(clusters ? w == 0 : w > 0, "clusters %d: workspace %zu", clusters, w);

@@ -149,6 +149,30 @@ static psl_status psl_upload_csr(psl_dmatrix *d, const psl_matrix *A, cudaStream
     return psl_cuda_csr_setup(d);
 }
 
+#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
+/* An empty kernel with the long-row blocks' shape, for the occupancy query. */
+__global__ void psl_cluster_probe_kernel() {}
+
+/* The largest cluster (at most PSL_WIDE_CLUSTER_MAX blocks) of blocks
+ * shaped like the long-row blocks that the current device can run: 8 is
+ * portable, 16 needs the non-portable attribute and a device with it. */
+static int psl_cuda_max_cluster(void)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(PSL_WIDE_CLUSTER_MAX);
+    cfg.blockDim = dim3(PSL_CUDA_BLOCK);
+    cfg.dynamicSmemBytes = (size_t)(PSL_WIDE_WARPS + PSL_WIDE_CLUSTER_MAX) * PSL_WIDE_C * 8;
+    int n = 0;
+    if (cudaFuncSetAttribute(psl_cluster_probe_kernel,
+                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+        cudaOccupancyMaxPotentialClusterSize(&n, psl_cluster_probe_kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 8;
+    }
+    return n < PSL_WIDE_CLUSTER_MAX ? n : PSL_WIDE_CLUSTER_MAX;
+}
+#endif
+
 psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
 {
     int dev = 0, sms = 0, threads = 0;
@@ -178,11 +202,11 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     }
     d->wide_cl_max = 1;
 #if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
-    if (clusters) { /* a power of two up to PSL_WIDE_CLUSTER_MAX; "1": none
-                     * (16, past the portable size, for measurements) */
+    if (clusters) { /* a power of two up to what the device runs; PSL_CUDA_WIDE_CLUSTER lowers it */
         const char *cl = getenv("PSL_CUDA_WIDE_CLUSTER");
         const long want = cl && cl[0] ? strtol(cl, NULL, 10) : PSL_WIDE_CLUSTER_MAX;
-        while (d->wide_cl_max * 2 <= want && d->wide_cl_max < 2 * PSL_WIDE_CLUSTER_MAX)
+        const int most = psl_cuda_max_cluster();
+        while (d->wide_cl_max * 2 <= want && d->wide_cl_max * 2 <= most)
             d->wide_cl_max *= 2;
     }
 #else

@@ -7,9 +7,9 @@
  * loads of a position stay coalesced), and the PSL_WIDE_WARPS warps of a
  * block take consecutive segments and add their sums in warp order. A slice
  * that fits in one block is finished by that block. A wider one, in a small
- * matrix, gets a thread-block cluster of cl blocks (sm_90): each block's sum
- * goes to its shared memory and the cluster's first block adds them in block
- * order through distributed shared memory and writes y, in the same kernel.
+ * matrix, runs on blocks of a thread-block cluster (sm_90): each block's sum
+ * goes to the shared memory of the slice's first block (distributed shared
+ * memory), which adds them in block order and writes y, in the same kernel.
  * Otherwise (large matrices, or wider than a cluster covers) each block
  * leaves one partial sum per row in the workspace, and a second small
  * kernel adds them in block order and writes y. The order is fixed, so results
@@ -28,9 +28,12 @@
 #define PSL_WIDE_C 32
 /* Warps (segments) per block: the kernels' blocks of 256 threads. */
 #define PSL_WIDE_WARPS 8
-/* Most blocks of the cluster that finishes a wide slice (the portable
- * cluster size of sm_90). */
-#define PSL_WIDE_CLUSTER_MAX 8
+/* Most blocks of the cluster that finishes a wide slice: 16, past sm_90's
+ * portable size of 8, where the device has it (H100/H200; dmatrix.cu asks
+ * the occupancy calculator). Measured on the H200: clusters of 16 blocks in
+ * segments of 16 take slices of 1,024-2,048 positions 15-20% faster than 8
+ * blocks in segments of 32 (bench/NOTES.md, "clusters"). */
+#define PSL_WIDE_CLUSTER_MAX 16
 /* Rows from which one thread per row fills an H200 (132 SMs x 2048
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)

@@ -277,10 +277,9 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
             <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
-            psl_sliced_launch(dA, c, stream,
-                              psl_packsell_kernel<V, FAM, decltype(cc)::value,
-                                                  decltype(small)::value, decltype(na)::value>,
-                              m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+            psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
+                                                  decltype(small)::value, decltype(na)::value>>(
+                dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
         });
     return psl_sliced_end(dA, c, "PackSELL SpMV", stream);
 }

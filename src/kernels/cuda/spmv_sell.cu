@@ -179,10 +179,9 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
     const psl_dsliced &m = dA->s;
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
-        psl_sliced_launch(dA, c, stream,
-                          psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value,
-                                          decltype(na)::value>,
-                          m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+        psl_sliced_launch<psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value,
+                                          decltype(na)::value>>(dA, c, stream, m, c.x, c.y, c.a,
+                                                                c.b, c.use_beta, c.part);
     });
     return psl_sliced_end(dA, c, "SELL SpMV", stream);
 }

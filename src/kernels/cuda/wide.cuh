@@ -12,6 +12,7 @@
 
 #include "sliced_row.cuh"
 
+#include <atomic>
 #include <cooperative_groups.h>
 #include <type_traits>
 
@@ -220,13 +221,15 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
     return c;
 }
 
-/* kernel<<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(args...), in clusters
- * of dA->s.wide_cl blocks when wide slices take clusters; the launch status
- * is left for psl_sliced_end (cudaGetLastError). */
-template <class V, class... P, class... A>
+/* Kernel<<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(args...), in clusters
+ * of dA->s.wide_cl blocks when wide slices take clusters (past 8 blocks the
+ * kernel is allowed non-portable sizes, once); the launch status is left
+ * for psl_sliced_end (cudaGetLastError). */
+template <auto Kernel, class V, class... A>
 static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
-                                     cudaStream_t stream, void (*kernel)(P...), A... args)
+                                     cudaStream_t stream, A... args)
 {
+    static std::atomic<bool> non_portable(false);
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(c.grid);
@@ -234,8 +237,10 @@ static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_cal
     cfg.dynamicSmemBytes = c.smem;
     cfg.stream = stream;
     if (dA->s.wide_cl > 1) {
-        if (dA->s.wide_cl > 8) /* past the portable size (PSL_CUDA_WIDE_CLUSTER=16) */
-            (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (dA->s.wide_cl > 8 && !non_portable.load(std::memory_order_relaxed) &&
+            cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                cudaSuccess)
+            non_portable.store(true, std::memory_order_relaxed);
         at.id = cudaLaunchAttributeClusterDimension;
         at.val.clusterDim.x = (unsigned)dA->s.wide_cl;
         at.val.clusterDim.y = 1;
@@ -243,7 +248,7 @@ static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_cal
         cfg.attrs = &at;
         cfg.numAttrs = 1;
     }
-    (void)cudaLaunchKernelEx(&cfg, kernel, args...);
+    (void)cudaLaunchKernelEx(&cfg, Kernel, args...);
 }
 
 /* f(na) with na = psl_cuda_stream_na(dA, vec_size) as a compile-time
