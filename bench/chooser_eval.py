@@ -91,15 +91,16 @@ def walk(rows, max_width):
 
 
 def walk_of(model, rows, max_width):
-    """walk(), but a PackSELL row that the short-row kernel loads in one go
-    (psl_pack_short_words of src/kernels/cuda/spmv_packsell.cu) counts as
-    one group of the general kernel (SHORT_WALK words). Keep equal to
-    choose.c."""
+    """walk(), but a row that a short-row kernel loads in one go
+    (psl_short_words of src/kernels/cuda/wide.cuh: PackSELL, and SELL in a
+    small matrix) counts as one group of the general kernel (SHORT_WALK
+    words). Keep equal to choose.c."""
     w = walk(rows, max_width)
     wide_min = wide_rule(rows, max_width)[0]
     short = 0 < max_width < wide_min and (
-        max_width <= SHORT_WIDTH or (rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL))
-    return min(w, SHORT_WALK) if model.startswith("packsell") and short else w
+        (model.startswith("packsell") and max_width <= SHORT_WIDTH) or
+        (rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL))
+    return min(w, SHORT_WALK) if short else w
 
 
 def predict(c, rows, models):

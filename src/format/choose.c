@@ -13,9 +13,9 @@
  *              = 0                                                    (CSR)
  *   walk       = max_width when no slice is split (long_rows.h's rule),
  *                else the longest walk left: the widest unsplit slice or
- *                one segment, at most max(wide_min - 1, seg); a PackSELL
- *                row that the short-row kernel loads in one go walks at
- *                most MODEL_SHORT_WALK
+ *                one segment, at most max(wide_min - 1, seg); a row that
+ *                a short-row kernel loads in one go walks at most
+ *                MODEL_SHORT_WALK
  *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when
  *                the finishing kernel runs: a slice wider than one block of
  *                the split, 256 positions, and no cluster takes it -- large
@@ -57,13 +57,14 @@
 #define MODEL_WARPS (132.0 * 64.0)    /* warps resident at once on the H200 */
 #define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
 #define MODEL_SPLIT_US 3.0            /* the finishing kernel of slices split over blocks */
-/* The PackSELL short-row kernel (psl_pack_short_words of spmv_packsell.cu)
- * loads a whole row in one go when no slice is split and every slice is at
- * most MODEL_SHORT_WIDTH wide, or MODEL_SHORT_WIDTH_SMALL in a matrix of at
- * most MODEL_LAT_ROWS rows (H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK); its
- * walk counts as one group of the general kernel, MODEL_SHORT_WALK words.
- * Without this, E8MY's dummy words made tiny matrices pick SELL FP32,
- * which is slower there (suites v2, v3, v5: 2-3 more FP32 picks fastest). */
+/* The short-row kernels (psl_short_words of src/kernels/cuda/wide.cuh) load
+ * a whole row in one go when no slice is split and every slice is at most
+ * MODEL_SHORT_WIDTH wide (PackSELL), or MODEL_SHORT_WIDTH_SMALL in a matrix
+ * of at most MODEL_LAT_ROWS rows (PackSELL and SELL; H200: SMs x
+ * PSL_LAT_MINB x PSL_CUDA_BLOCK); their walk counts as one group of the
+ * general kernel, MODEL_SHORT_WALK words. Without this, E8MY's dummy words
+ * made tiny matrices pick SELL FP32 when it was slower there (suites v2, v3,
+ * v5: 2-3 more FP32 picks fastest). */
 #define MODEL_SHORT_WIDTH 8
 #define MODEL_SHORT_WIDTH_SMALL 16
 #define MODEL_LAT_ROWS (132 * 2 * 256)
@@ -129,9 +130,8 @@ static void predict(psl_candidate *c, int64_t nrows)
                 c->max_width > (int64_t)seg * PSL_WIDE_WARPS;
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
-        else if (c->opt.format == PSL_FORMAT_PACKSELL &&
-                 (c->max_width <= MODEL_SHORT_WIDTH ||
-                  (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL)))
+        else if ((c->opt.format == PSL_FORMAT_PACKSELL && c->max_width <= MODEL_SHORT_WIDTH) ||
+                 (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL))
             walk = fmin(walk, MODEL_SHORT_WALK);
     }
     double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);

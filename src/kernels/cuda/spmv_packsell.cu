@@ -241,20 +241,6 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PS
     V::finish(y, o, t, a, b, use_beta);
 }
 
-/* Words per row of the short-row kernel that runs dA: 2 x PSL_PACK_UNROLL
- * when every slice fits that, 2 x PSL_LAT_UNROLL for a small matrix whose
- * slices fit that, else 0 (the general kernel). Never with long rows. */
-static int psl_pack_short_words(const psl_dmatrix *dA)
-{
-    if (!PSL_SHORT_KERNEL || dA->s.C != PSL_CC_FIXED || dA->s.n_wblk != 0)
-        return 0;
-    if (dA->max_width <= 2 * PSL_PACK_UNROLL)
-        return 2 * PSL_PACK_UNROLL;
-    if (dA->nrows <= dA->lat_rows && dA->max_width <= 2 * PSL_LAT_UNROLL)
-        return 2 * PSL_LAT_UNROLL;
-    return 0;
-}
-
 template <class V, int FAM>
 static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, void *workspace, cudaStream_t stream)
@@ -265,7 +251,7 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.vmask = ~(k.dmask2 | 1u);
     k.e = m.e;
     k.scale = m.scale;
-    const int su = psl_pack_short_words(dA);
+    const int su = psl_short_words(dA, PSL_PACK_UNROLL, true);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (su == 2 * PSL_PACK_UNROLL)
         psl_with_na(dA, sizeof(typename V::elem), [&](auto na) {

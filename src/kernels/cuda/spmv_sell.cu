@@ -172,12 +172,41 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                      });
 }
 
+/* Short rows of a small matrix (every slice at most SU = 2 x PSL_LAT_UNROLL
+ * positions, C = 32, no long rows): the row as one predicated group, its
+ * columns, values and x loads each in flight together, in a kernel with
+ * nothing else in it (tiny matrices run at the launch floor, where the
+ * general kernel's setup and its second round trip show). */
+template <class V, int VT, int SU>
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_LAT_MINB)
+    psl_sell_short_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
+                          typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
+                          bool use_beta)
+{
+    typedef typename V::acc ACC;
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint32_t)m.nrows)
+        return;
+    const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
+    const int64_t o = psl_out_row(m, i);
+    psl_sell_group<VT, SU> g;
+    psl_sell_load<false, VT, PSL_CC_FIXED, SU>(r.first, PSL_CC_FIXED, m, g, r.width);
+    ACC t = 0;
+    psl_sell_use<V, VT, SU>(g, t, x);
+    V::finish(y, o, t, a, b, use_beta);
+}
+
 template <class V, int VT>
 static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                                   void *y, void *workspace, cudaStream_t stream)
 {
     const psl_dsliced &m = dA->s;
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
+    if (psl_short_words(dA, PSL_SELL_UNROLL, false) == 2 * PSL_LAT_UNROLL) {
+        psl_sell_short_kernel<V, VT, 2 * PSL_LAT_UNROLL>
+            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
+        return psl_sliced_end(dA, c, "SELL SpMV", stream);
+    }
     psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
         psl_sliced_launch<psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value,
                                           decltype(na)::value>>(dA, c, stream, m, c.x, c.y, c.a,

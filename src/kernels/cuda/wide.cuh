@@ -279,6 +279,22 @@ static inline void psl_sliced_form(const psl_dmatrix *dA, size_t vec_size, F lau
         psl_with_na(dA, vec_size, [&](auto na) { launch(c32(), std::false_type(), na); });
 }
 
+/* Positions per row of the short-row kernel (every row as one predicated
+ * group) that runs dA: 2 x unroll when every slice fits that and large is
+ * set (PackSELL; SELL's columns and values need too many registers at full
+ * occupancy), 2 x PSL_LAT_UNROLL for a small matrix whose slices fit that,
+ * else 0 (the general kernel). Never with long rows. */
+static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
+{
+    if (!PSL_SHORT_KERNEL || dA->s.C != PSL_CC_FIXED || dA->s.n_wblk != 0)
+        return 0;
+    if (large && dA->max_width <= 2 * unroll)
+        return 2 * unroll;
+    if (dA->nrows <= dA->lat_rows && dA->max_width <= 2 * PSL_LAT_UNROLL)
+        return 2 * PSL_LAT_UNROLL;
+    return 0;
+}
+
 /* After the launch of kernel `name`: its status, then the finishing kernel
  * of slices wider than one block. */
 template <class V>
