@@ -156,6 +156,12 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #define PSL_LAT_UNROLL 8
 #endif
 
+/* Threads per block of the short-row kernels of small matrices (at most
+ * PSL_CUDA_BLOCK, their launch bound). */
+#ifndef PSL_TINY_BLOCK
+#define PSL_TINY_BLOCK PSL_CUDA_BLOCK
+#endif
+
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
  * the kernels stride over the rest. */
 static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)

@@ -260,7 +260,8 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
         });
     else if (su == 2 * PSL_LAT_UNROLL) /* small matrices only: they fit L2 */
         psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL, false>
-            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+            <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
+               stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,

@@ -204,7 +204,8 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (psl_short_words(dA, PSL_SELL_UNROLL, false) == 2 * PSL_LAT_UNROLL) {
         psl_sell_short_kernel<V, VT, 2 * PSL_LAT_UNROLL>
-            <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
+            <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
+               stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
         return psl_sliced_end(dA, c, "SELL SpMV", stream);
     }
     psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
