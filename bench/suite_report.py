@@ -14,7 +14,11 @@
                            predicted and measured time, the fastest candidate
                            and the fastest cuSPARSE kernel
 
-Usage: python3 bench/suite_report.py RESULTS_DIR [--out DIR] [--commit C]
+With --publish FILE (bench/results/RESULTS.md), the same RESULTS.md is also
+written to FILE, its figure and data names as links into the run's directory:
+the published record of the latest whole-suite run.
+
+Usage: python3 bench/suite_report.py RESULTS_DIR [--out DIR] [--commit C] [--publish FILE]
 Needs matplotlib (Debian: python3-matplotlib; PyPI: matplotlib).
 """
 import argparse
@@ -286,6 +290,7 @@ def main():
     ap.add_argument("results_dir")
     ap.add_argument("--out", help="output directory (default: results_dir)")
     ap.add_argument("--commit", default="(see the JSON files)")
+    ap.add_argument("--publish", help="also write RESULTS.md here, linking into the run")
     args = ap.parse_args()
     out = args.out or args.results_dir
     os.makedirs(out, exist_ok=True)
@@ -296,7 +301,23 @@ def main():
     write_csv(runs, os.path.join(out, "suite.csv"))
     plots(mats, out)
     results_md(runs, mats, out, args.commit)
+    if args.publish:
+        publish(out, args.publish)
     print(f"{len(runs)} matrices -> {out}/suite.csv, chooser.csv, RESULTS.md, 4 figures")
+
+
+def publish(out, dest):
+    """dest = out/RESULTS.md with its file names as links into out."""
+    rel = os.path.relpath(out, os.path.dirname(os.path.abspath(dest)))
+    with open(os.path.join(out, "RESULTS.md")) as f:
+        text = f.read()
+    for name in ("fig5_gflops_vs_rsd.png", "fig7_footprint.png", "fig8_speedup.png",
+                 "fig9_e8my.png", "suite.csv", "chooser.csv"):
+        text = text.replace(name, f"[{name}]({rel}/{name})")
+    head, _, rest = text.partition("\n")
+    with open(dest, "w") as f:
+        f.write(f"{head}\n\nThe latest whole-suite run, `{rel}/` (its README says what changed "
+                f"and how it was run).\n{rest}")
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@
  * column, shifts instead of divisions, 32-bit counters. Long rows (C = 32,
  * long_rows.h): the first blocks take segments of the wide slices, each
  * starting from its checkpointed column; rows of wide slices are skipped by
- * the one-thread-per-row part and written by their block (psl_wide_end) or,
- * for slices wider than one block, by psl_wide_finish.
+ * the one-thread-per-row part and written by their block or cluster
+ * (psl_wide_end) or, for slices wider than that, by psl_wide_finish.
  *
  * Three forms, picked per matrix at launch (psl_pack_launch): a short-row
  * kernel when every row fits one group of loads, the general kernel, and

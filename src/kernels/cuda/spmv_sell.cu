@@ -10,9 +10,11 @@
  * the CPU kernels); padding (column -1) is selected away and x is not read
  * for it. Long rows (C = 32, long_rows.h): the first blocks take segments
  * of the wide slices, warp by warp; the one-thread-per-row part skips those
- * rows, and their block (psl_wide_end) or, for slices wider than one block,
- * psl_wide_finish writes them. Small matrices (dmatrix.cuh, PSL_LAT) run
- * the same kernel with deeper groups and fewer resident threads.
+ * rows, and their block or cluster (psl_wide_end) or, for slices wider than
+ * that, psl_wide_finish writes them. Small matrices (dmatrix.cuh, PSL_LAT)
+ * run the same kernel with deeper groups and fewer resident threads, or,
+ * when every slice is at most 2 x PSL_LAT_UNROLL wide, a short-row kernel
+ * that loads each row as one group.
  */
 #include "wide.cuh"
 
