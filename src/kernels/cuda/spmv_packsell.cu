@@ -227,18 +227,14 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PS
                               typename V::elem *__restrict__ y, typename V::acc a,
                               typename V::acc b, bool use_beta)
 {
-    typedef typename V::acc ACC;
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (uint32_t)m.nrows)
-        return;
-    const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
-    const int64_t o = psl_out_row(m, i);
-    uint32_t w[SU];
-    psl_pack_load<NA, PSL_CC_FIXED, SU>(m.words + r.first, PSL_CC_FIXED, w, r.width);
-    uint32_t c2 = psl_pack_start_c2(m, i);
-    ACC t = 0;
-    psl_pack_use<V, FAM, SU>(w, c2, t, x, k);
-    V::finish(y, o, t, a, b, use_beta);
+    psl_short_row(m, [&](uint32_t i, const psl_row_slot &r, int64_t o) {
+        uint32_t w[SU];
+        psl_pack_load<NA, PSL_CC_FIXED, SU>(m.words + r.first, PSL_CC_FIXED, w, r.width);
+        uint32_t c2 = psl_pack_start_c2(m, i);
+        typename V::acc t = 0;
+        psl_pack_use<V, FAM, SU>(w, c2, t, x, k);
+        V::finish(y, o, t, a, b, use_beta);
+    });
 }
 
 template <class V, int FAM>

@@ -185,17 +185,13 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_LAT_MINB)
                           typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                           bool use_beta)
 {
-    typedef typename V::acc ACC;
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (uint32_t)m.nrows)
-        return;
-    const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
-    const int64_t o = psl_out_row(m, i);
-    psl_sell_group<VT, SU> g;
-    psl_sell_load<false, VT, PSL_CC_FIXED, SU>(r.first, PSL_CC_FIXED, m, g, r.width);
-    ACC t = 0;
-    psl_sell_use<V, VT, SU>(g, t, x);
-    V::finish(y, o, t, a, b, use_beta);
+    psl_short_row(m, [&](uint32_t, const psl_row_slot &r, int64_t o) {
+        psl_sell_group<VT, SU> g;
+        psl_sell_load<false, VT, PSL_CC_FIXED, SU>(r.first, PSL_CC_FIXED, m, g, r.width);
+        typename V::acc t = 0;
+        psl_sell_use<V, VT, SU>(g, t, x);
+        V::finish(y, o, t, a, b, use_beta);
+    });
 }
 
 template <class V, int VT>
