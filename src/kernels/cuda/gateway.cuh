@@ -57,10 +57,13 @@ static inline psl_status psl_cusparse_status(cusparseStatus_t err, const char *c
     } while (0)
 
 /* The error of a kernel launch just made (bad configuration, no kernel image
- * for this device, ...), as a psl_status naming the kernel. */
-static inline psl_status psl_cuda_launch_status(const char *kernel)
+ * for this device, ...), as a psl_status naming the kernel: err, the status
+ * a launch call returned, or else the thread's last error (<<<>>>). */
+static inline psl_status psl_cuda_launch_status(const char *kernel, cudaError_t err = cudaSuccess)
 {
-    cudaError_t err = cudaGetLastError();
+    const cudaError_t last = cudaGetLastError(); /* read (and reset) either way */
+    if (err == cudaSuccess)
+        err = last;
     if (err == cudaSuccess)
         return PSL_OK;
     return psl_error(PSL_ERR_CUDA, "launch of the %s kernel failed: %s (%s)", kernel,

@@ -249,6 +249,7 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.scale = m.scale;
     const int su = psl_short_words(dA, PSL_PACK_UNROLL, true);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
+    cudaError_t launched = cudaSuccess; /* the general kernel's launch call (<<<>>>: none) */
     if (su == 2 * PSL_PACK_UNROLL)
         psl_with_na(dA, sizeof(typename V::elem), [&](auto na) {
             psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, decltype(na)::value>
@@ -260,11 +261,12 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
                stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
-            psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
-                                                  decltype(small)::value, decltype(na)::value>>(
+            launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
+                                                             decltype(small)::value,
+                                                             decltype(na)::value>>(
                 dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
         });
-    return psl_sliced_end(dA, c, "PackSELL SpMV", stream);
+    return psl_sliced_end(dA, c, "PackSELL SpMV", stream, launched);
 }
 
 template <int FAM>

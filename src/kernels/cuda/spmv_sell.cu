@@ -206,12 +206,13 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
                stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
         return psl_sliced_end(dA, c, "SELL SpMV", stream);
     }
+    cudaError_t launched = cudaSuccess;
     psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
-        psl_sliced_launch<psl_sell_kernel<V, VT, decltype(cc)::value, decltype(small)::value,
-                                          decltype(na)::value>>(dA, c, stream, m, c.x, c.y, c.a,
-                                                                c.b, c.use_beta, c.part);
+        launched = psl_sliced_launch<psl_sell_kernel<V, VT, decltype(cc)::value,
+                                                     decltype(small)::value, decltype(na)::value>>(
+            dA, c, stream, m, c.x, c.y, c.a, c.b, c.use_beta, c.part);
     });
-    return psl_sliced_end(dA, c, "SELL SpMV", stream);
+    return psl_sliced_end(dA, c, "SELL SpMV", stream, launched);
 }
 
 template <int VT>

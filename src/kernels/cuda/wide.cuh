@@ -223,13 +223,13 @@ static inline psl_sliced_call<V> psl_sliced_call_of(const psl_dmatrix *dA, doubl
 
 /* Kernel<<<c.grid, PSL_CUDA_BLOCK, c.smem, stream>>>(args...), in clusters
  * of dA->s.wide_cl blocks when wide slices take clusters (past 8 blocks the
- * kernel is allowed non-portable sizes, once); the launch status is left
- * for psl_sliced_end (cudaGetLastError). */
+ * kernel is allowed non-portable sizes, once per device); returns the
+ * launch's status for psl_sliced_end. */
 template <auto Kernel, class V, class... A>
-static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
-                                     cudaStream_t stream, A... args)
+static inline cudaError_t psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
+                                            cudaStream_t stream, A... args)
 {
-    static std::atomic<bool> non_portable(false);
+    static std::atomic<uint64_t> non_portable(0); /* bit d: set on device d */
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(c.grid);
@@ -237,10 +237,14 @@ static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_cal
     cfg.dynamicSmemBytes = c.smem;
     cfg.stream = stream;
     if (dA->s.wide_cl > 1) {
-        if (dA->s.wide_cl > 8 && !non_portable.load(std::memory_order_relaxed) &&
-            cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
-                cudaSuccess)
-            non_portable.store(true, std::memory_order_relaxed);
+        const uint64_t bit = dA->device < 64 ? 1ull << dA->device : 0;
+        if (dA->s.wide_cl > 8 && !(non_portable.load(std::memory_order_relaxed) & bit)) {
+            const cudaError_t e =
+                cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+            if (e != cudaSuccess)
+                return e;
+            non_portable.fetch_or(bit, std::memory_order_relaxed);
+        }
         at.id = cudaLaunchAttributeClusterDimension;
         at.val.clusterDim.x = (unsigned)dA->s.wide_cl;
         at.val.clusterDim.y = 1;
@@ -248,7 +252,7 @@ static inline void psl_sliced_launch(const psl_dmatrix *dA, const psl_sliced_cal
         cfg.attrs = &at;
         cfg.numAttrs = 1;
     }
-    (void)cudaLaunchKernelEx(&cfg, Kernel, args...);
+    return cudaLaunchKernelEx(&cfg, Kernel, args...);
 }
 
 /* f(na) with na = psl_cuda_stream_na(dA, vec_size) as a compile-time
@@ -295,13 +299,15 @@ static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
     return 0;
 }
 
-/* After the launch of kernel `name`: its status, then the finishing kernel
- * of slices wider than one block. */
+/* After the launch of kernel `name` (launched: the status its launch call
+ * returned, if it had one): its status, then the finishing kernel of slices
+ * wider than one block. */
 template <class V>
 static psl_status psl_sliced_end(const psl_dmatrix *dA, const psl_sliced_call<V> &c,
-                                 const char *name, cudaStream_t stream)
+                                 const char *name, cudaStream_t stream,
+                                 cudaError_t launched = cudaSuccess)
 {
-    PSL_TRY(psl_cuda_launch_status(name));
+    PSL_TRY(psl_cuda_launch_status(name, launched));
     return psl_wide_finish<V>(dA, c.part, c.y, c.a, c.b, c.use_beta, stream);
 }
 
