@@ -447,8 +447,8 @@ psl_status psl_dmatrix_get_info(const psl_dmatrix *dA, psl_matrix_info *info);
 /* Bytes of device workspace psl_dspmv needs for this matrix and vector type:
  * cuSPARSE's buffer for CSR; for SELL/PackSELL with C = 32 whose long rows
  * are split over more than one block of warps that no thread-block cluster
- * holds (large matrices; on devices without clusters, every such matrix),
- * one partial sum per row and block (see src/kernels/cuda/long_rows.h);
+ * holds (large matrices, slices wider than the largest cluster covers, or a
+ * device without clusters), one partial sum per row and block (see src/kernels/cuda/long_rows.h);
  * else 0. Always ask: the answer depends on the device the matrix is on. */
 psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
                                     size_t *bytes);
