@@ -156,6 +156,12 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #define PSL_LAT_UNROLL 8
 #endif
 
+/* Positions per row of the short-row kernels of small matrices: slices at
+ * most this wide load each row as one group (src/format/choose.c's
+ * MODEL_SHORT_WIDTH_SMALL assumes 16). */
+#ifndef PSL_SHORT_SMALL
+#define PSL_SHORT_SMALL (2 * PSL_LAT_UNROLL)
+#endif
 /* Threads per block of the short-row kernels of small matrices (at most
  * PSL_CUDA_BLOCK, their launch bound). */
 #ifndef PSL_TINY_BLOCK

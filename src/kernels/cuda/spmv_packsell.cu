@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
  * flight together (psl_pack_tail; the general kernel cannot afford the
  * registers for that under its cap of 32), in a kernel with nothing else
  * in it -- on tiny matrices the general kernel's size and setup show.
- * SU = 2 x PSL_PACK_UNROLL at full occupancy; SU = 2 x PSL_LAT_UNROLL for
+ * SU = 2 x PSL_PACK_UNROLL at full occupancy; SU = PSL_SHORT_SMALL (16) for
  * small matrices only (they need no occupancy; on large ones, at half the
  * resident threads, it was measured 8-18% slower). */
 template <class V, int FAM, int SU, bool NA>
@@ -255,8 +255,8 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
             psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, decltype(na)::value>
                 <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
         });
-    else if (su == 2 * PSL_LAT_UNROLL) /* small matrices only: they fit L2 */
-        psl_packsell_short_kernel<V, FAM, 2 * PSL_LAT_UNROLL, false>
+    else if (su == PSL_SHORT_SMALL) /* small matrices only: they fit L2 */
+        psl_packsell_short_kernel<V, FAM, PSL_SHORT_SMALL, false>
             <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
                stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else

@@ -13,7 +13,7 @@
  * rows, and their block or cluster (psl_wide_end) or, for slices wider than
  * that, psl_wide_finish writes them. Small matrices (dmatrix.cuh, PSL_LAT)
  * run the same kernel with deeper groups and fewer resident threads, or,
- * when every slice is at most 2 x PSL_LAT_UNROLL wide, a short-row kernel
+ * when every slice is at most PSL_SHORT_SMALL wide, a short-row kernel
  * that loads each row as one group.
  */
 #include "wide.cuh"
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                      });
 }
 
-/* Short rows of a small matrix (every slice at most SU = 2 x PSL_LAT_UNROLL
+/* Short rows of a small matrix (every slice at most SU = PSL_SHORT_SMALL
  * positions, C = 32, no long rows): the row as one predicated group, its
  * columns, values and x loads each in flight together, in a kernel with
  * nothing else in it (tiny matrices run at the launch floor, where the
@@ -200,8 +200,8 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
 {
     const psl_dsliced &m = dA->s;
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    if (psl_short_words(dA, PSL_SELL_UNROLL, false) == 2 * PSL_LAT_UNROLL) {
-        psl_sell_short_kernel<V, VT, 2 * PSL_LAT_UNROLL>
+    if (psl_short_words(dA, PSL_SELL_UNROLL, false) == PSL_SHORT_SMALL) {
+        psl_sell_short_kernel<V, VT, PSL_SHORT_SMALL>
             <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
                stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
         return psl_sliced_end(dA, c, "SELL SpMV", stream);

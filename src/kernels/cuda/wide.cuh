@@ -286,7 +286,7 @@ static inline void psl_sliced_form(const psl_dmatrix *dA, size_t vec_size, F lau
 /* Positions per row of the short-row kernel (every row as one predicated
  * group) that runs dA: 2 x unroll when every slice fits that and large is
  * set (PackSELL; SELL's columns and values need too many registers at full
- * occupancy), 2 x PSL_LAT_UNROLL for a small matrix whose slices fit that,
+ * occupancy), PSL_SHORT_SMALL for a small matrix whose slices fit that,
  * else 0 (the general kernel). Never with long rows. */
 static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
 {
@@ -294,8 +294,8 @@ static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
         return 0;
     if (large && dA->max_width <= 2 * unroll)
         return 2 * unroll;
-    if (dA->nrows <= dA->lat_rows && dA->max_width <= 2 * PSL_LAT_UNROLL)
-        return 2 * PSL_LAT_UNROLL;
+    if (dA->nrows <= dA->lat_rows && dA->max_width <= PSL_SHORT_SMALL)
+        return PSL_SHORT_SMALL;
     return 0;
 }
 
