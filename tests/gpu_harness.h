@@ -1,7 +1,8 @@
 /*
- * gpu_harness.h -- the start of every GPU test's main (test_gpu_*.c): find
- * out whether there is a CUDA device, and without one run the test's checks
- * that the device API fails cleanly, print SKIP and pass.
+ * gpu_harness.h -- the main of the GPU tests (test_gpu_*.c): find out
+ * whether there is a CUDA device, and without one run the test's checks
+ * that the device API fails cleanly, print SKIP and pass; with one, run the
+ * tests on a stream of their own.
  */
 #ifndef PSL_TEST_GPU_HARNESS_H
 #define PSL_TEST_GPU_HARNESS_H
@@ -38,5 +39,36 @@ static inline int psl_gpu_test_gate(void (*without_device)(psl_status))
     return -1;
 #endif
 }
+
+/* main() of a GPU test: psl_gpu_test_gate(without_device); with a device,
+ * a non-blocking stream in `stream`, the tests of `table` (PSL_TEST_MAIN's
+ * name filter), finish() (the test's frees and totals), and the stream
+ * destroyed. In a build without CUDA only the gate runs (table, stream and
+ * finish are not referenced). */
+#ifdef PSL_HAVE_CUDA
+#define PSL_GPU_TEST_MAIN(table, without_device, stream, finish)                     \
+    PSL_TEST_MAIN_AS(psl_gpu_tests_main, table)                                      \
+    int main(int argc, char **argv)                                                  \
+    {                                                                                \
+        int gate = psl_gpu_test_gate(without_device);                                \
+        if (gate >= 0)                                                               \
+            return gate;                                                             \
+        if (cudaStreamCreateWithFlags(&(stream), cudaStreamNonBlocking) != cudaSuccess) { \
+            fprintf(stderr, "cudaStreamCreate failed\n");                            \
+            return 1;                                                                \
+        }                                                                            \
+        int rc = psl_gpu_tests_main(argc, argv);                                     \
+        finish();                                                                    \
+        cudaStreamDestroy(stream);                                                   \
+        return rc;                                                                   \
+    }
+#else
+#define PSL_GPU_TEST_MAIN(table, without_device, stream, finish)                     \
+    int main(void)                                                                   \
+    {                                                                                \
+        int gate = psl_gpu_test_gate(without_device);                                \
+        return gate >= 0 ? gate : 1; /* a device in a build without CUDA: the gate says so */ \
+    }
+#endif
 
 #endif /* PSL_TEST_GPU_HARNESS_H */

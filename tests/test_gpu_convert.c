@@ -799,29 +799,12 @@ static const psl_test_case tests[] = {
     {"deterministic_and_independent", deterministic_and_independent},
 };
 
-#define main psl_gpu_tests_main
-PSL_TEST_MAIN(tests)
-#undef main
-#endif /* PSL_HAVE_CUDA */
-
-int main(int argc, char **argv)
+/* The test's totals, after the tests. */
+static void finish(void)
 {
-    int gate = psl_gpu_test_gate(check_without_device);
-    if (gate >= 0)
-        return gate;
-#ifdef PSL_HAVE_CUDA
-    if (cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking) != cudaSuccess) {
-        fprintf(stderr, "cudaStreamCreate failed\n");
-        return 1;
-    }
-    int rc = psl_gpu_tests_main(argc, argv);
-    cudaStreamDestroy(g_stream);
     printf("%d checks, %ld GPU builds compared with the CPU, %ld SpMV results compared\n",
            psl_t_checks, g_builds, g_spmvs);
-    return rc;
-#else
-    (void)argc;
-    (void)argv;
-    return 1; /* not reached: the gate ends a build without CUDA */
-#endif
 }
+#endif /* PSL_HAVE_CUDA */
+
+PSL_GPU_TEST_MAIN(tests, check_without_device, g_stream, finish)
