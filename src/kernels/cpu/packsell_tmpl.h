@@ -108,20 +108,8 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
     }
 }
 
-static void PSL_PACK_FN(double alpha, const psl_matrix *A, const void *x, double beta,
-                        void *y, psl_scalar vec_type)
-{
-    if (A->nnz == 0 || A->ncols == 0) {
-        psl_cpu_scale(alpha, A, beta, y, vec_type);
-        return;
-    }
-    const ACC_T a = (ACC_T)alpha, b = (ACC_T)beta;
-    const bool use_beta = beta != 0;
-    const int32_t nslices = A->nslices;
-#pragma omp parallel for schedule(static, psl_omp_chunk_slices(A->C)) \
-    if (A->stored > PSL_OMP_MIN_WORK)
-    for (int32_t k = 0; k < nslices; k++)
-        PSL_CAT(PSL_PACK_FN, _slice)(A, k, x, y, a, b, use_beta);
-}
+#define PSL_SLICED_FN PSL_PACK_FN
+#include "sliced_driver_tmpl.h"
+#undef PSL_SLICED_FN
 
 #undef PSL_PACK_FN
