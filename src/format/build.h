@@ -84,6 +84,12 @@ psl_status psl_set_perm(psl_matrix *A, const int32_t *order);
 psl_status psl_slice_offsets(int32_t nrows, int32_t C, const int64_t *len, const int32_t *order,
                              int64_t *slice_ptr);
 
+/* A new SELL or PackSELL handle (format f) for src under opt: sizes, nnz,
+ * slice height, sigma and permutation mode set; the rest is the builder's.
+ * PSL_ERR_OUT_OF_MEMORY without a handle. */
+psl_status psl_sliced_new(psl_matrix **A, psl_format f, const psl_matrix *src,
+                          const psl_convert_options *opt);
+
 /* The common part of a SELL / PackSELL build on a handle with nrows, C,
  * sigma set: sigma order of the rows by len[] (original row lengths, in
  * entries or words), A->perm, A->nslices, A->slice_ptr and A->stored. On

@@ -121,16 +121,11 @@ psl_status psl_packsell_build(psl_matrix **out, const psl_matrix *src,
     psl_status st = PSL_OK;
     int64_t *len = NULL;
     int32_t *order = NULL;
-    psl_matrix *A = psl_matrix_new(PSL_FORMAT_PACKSELL, src->nrows, src->ncols);
-    if (!A)
-        return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
-    A->nnz = src->nnz;
+    psl_matrix *A = NULL;
+    PSL_TRY(psl_sliced_new(&A, PSL_FORMAT_PACKSELL, src, opt));
     /* value_type keeps psl_matrix_new's FP64: PackSELL values are defined by the codec */
     A->codec = opt->codec;
     A->delta_bits = psl_codec_delta_bits(opt->codec);
-    A->C = opt->slice_height;
-    A->sigma = opt->sigma;
-    A->permute = opt->permute;
     A->kleft = lower_bandwidth(src);
 
     if ((st = psl_alloc((void **)&len, (size_t)n, sizeof *len, "row word counts")) != PSL_OK)

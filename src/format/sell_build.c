@@ -55,14 +55,9 @@ psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_con
     psl_status st = PSL_OK;
     int64_t *len = NULL;
     int32_t *order = NULL;
-    psl_matrix *A = psl_matrix_new(PSL_FORMAT_SELL, src->nrows, src->ncols);
-    if (!A)
-        return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
-    A->nnz = src->nnz;
+    psl_matrix *A = NULL;
+    PSL_TRY(psl_sliced_new(&A, PSL_FORMAT_SELL, src, opt));
     A->value_type = opt->value_type;
-    A->C = opt->slice_height;
-    A->sigma = opt->sigma;
-    A->permute = opt->permute;
     if ((st = psl_alloc((void **)&len, (size_t)n, sizeof *len, "row lengths")) != PSL_OK)
         goto fail;
 #pragma omp parallel for if (n > PSL_PAR_MIN)

@@ -2,8 +2,9 @@
  * sigma_sort.c -- the row order shared by SELL-C-sigma and PackSELL: inside
  * each block of sigma rows, rows sorted stably by descending length (ties
  * keep their original order), the perm array derived from it, the slice
- * offsets of a slicing with C lanes, and the parallel loop that fills the
- * slices (each builder brings its own fill of one slice).
+ * offsets of a slicing with C lanes, the new handle of a sliced build, and
+ * the parallel loop that fills the slices (each builder brings its own fill
+ * of one slice).
  */
 #include "build.h"
 
@@ -116,6 +117,19 @@ psl_status psl_slice_offsets(int32_t nrows, int32_t C, const int64_t *len, const
                              (long long)nslices, (long long)k);
         slice_ptr[k + 1] += slice_ptr[k];
     }
+    return PSL_OK;
+}
+
+psl_status psl_sliced_new(psl_matrix **A, psl_format f, const psl_matrix *src,
+                          const psl_convert_options *opt)
+{
+    *A = psl_matrix_new(f, src->nrows, src->ncols);
+    if (!*A)
+        return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
+    (*A)->nnz = src->nnz;
+    (*A)->C = opt->slice_height;
+    (*A)->sigma = opt->sigma;
+    (*A)->permute = opt->permute;
     return PSL_OK;
 }
 
