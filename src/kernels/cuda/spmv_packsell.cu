@@ -158,23 +158,6 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
     psl_pack_tail<V, FAM, CC, U, FUSED, NA>(p, width - j, C, c2, t, x, k);
 }
 
-/* A long-row block: each warp one segment of a wide slice, from its
- * checkpointed column; the block's sums to y or to part. */
-template <class V, int FAM, int U, bool FUSED, bool NA>
-__device__ __forceinline__ void psl_pack_wide(const psl_dsliced &m, const psl_pack_codec &k,
-                                              const typename V::elem *__restrict__ x,
-                                              typename V::elem *__restrict__ y,
-                                              typename V::acc a, typename V::acc b, bool use_beta,
-                                              typename V::acc *__restrict__ part)
-{
-    const psl_wide_seg g = psl_wide_seg_of(m);
-    typename V::acc t = 0;
-    if (g.n > 0)
-        psl_pack_row<V, FAM, PSL_WIDE_C, U, FUSED, NA>(m.words + g.q, g.n, PSL_WIDE_C,
-                                                          __ldg(m.ckpt + g.ckpt), t, x, k);
-    psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
-}
-
 /* The doubled starting column of stored row i (its column block's). */
 __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint32_t i)
 {
@@ -193,22 +176,19 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                         bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
+    constexpr int U = LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL;
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
-    const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
-    if ((int32_t)blockIdx.x < nw) {
-        psl_pack_wide<V, FAM, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT, NA>(m, k, x, y, a, b,
-                                                                             use_beta, part);
-        return;
-    }
-    const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
-    psl_for_rows<CC>(m, (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x, stride,
-                     [&](uint32_t i, const psl_row_slot &r) {
-                         const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
-                         ACC t = 0;
-                         psl_pack_row<V, FAM, CC, LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL, LAT, NA>(
-                             m.words + r.first, r.width, C, psl_pack_start_c2(m, i), t, x, k);
-                         V::finish(y, o, t, a, b, use_beta);
-                     });
+    psl_sliced_rows<V, CC>(
+        m, y, a, b, use_beta, part,
+        [&](const psl_wide_seg &g, ACC &t) { /* a segment, from its checkpointed column */
+            if (g.n > 0)
+                psl_pack_row<V, FAM, PSL_WIDE_C, U, LAT, NA>(m.words + g.q, g.n, PSL_WIDE_C,
+                                                             __ldg(m.ckpt + g.ckpt), t, x, k);
+        },
+        [&](uint32_t i, const psl_row_slot &r, ACC &t) {
+            psl_pack_row<V, FAM, CC, U, LAT, NA>(m.words + r.first, r.width, C,
+                                                 psl_pack_start_c2(m, i), t, x, k);
+        });
 }
 
 /* Short rows (every slice at most SU positions, C = 32, no long rows):

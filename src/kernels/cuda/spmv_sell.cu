@@ -154,24 +154,16 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                     bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
+    constexpr int U = LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL;
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
-    const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
-    if ((int32_t)blockIdx.x < nw) { /* a long-row block: one segment per warp */
-        const psl_wide_seg g = psl_wide_seg_of(m);
-        ACC t = 0;
-        psl_sell_row<V, VT, CC, NA, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(g.q, g.n, C, t, x, m);
-        psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
-        return;
-    }
-    const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
-    psl_for_rows<CC>(m, (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x, stride,
-                     [&](uint32_t i, const psl_row_slot &r) {
-                         const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
-                         ACC t = 0;
-                         psl_sell_row<V, VT, CC, NA, LAT ? PSL_LAT_UNROLL : PSL_SELL_UNROLL>(
-                             r.first, r.width, C, t, x, m);
-                         V::finish(y, o, t, a, b, use_beta);
-                     });
+    psl_sliced_rows<V, CC>(
+        m, y, a, b, use_beta, part,
+        [&](const psl_wide_seg &g, ACC &t) { /* a segment (none: g.n = 0) */
+            psl_sell_row<V, VT, CC, NA, U>(g.q, g.n, C, t, x, m);
+        },
+        [&](uint32_t, const psl_row_slot &r, ACC &t) {
+            psl_sell_row<V, VT, CC, NA, U>(r.first, r.width, C, t, x, m);
+        });
 }
 
 /* Short rows of a small matrix (every slice at most SU = PSL_SHORT_SMALL

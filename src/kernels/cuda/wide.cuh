@@ -142,6 +142,37 @@ __device__ __forceinline__ void psl_wide_end(const psl_dsliced &m, const psl_wid
         V::finish(y, psl_out_row(m, g.row), u, a, b, use_beta);
 }
 
+/* The body of the general SELL and PackSELL kernels (C = CC, 0: any): the
+ * long-row blocks first (C = 32, blockIdx.x < n_wblk), each thread's
+ * segment summed by wide(g, t) and the block's sums ended by psl_wide_end;
+ * then one thread per row (psl_for_rows) over the rest of the grid, each row
+ * summed by row(i, slot, t) and written by V::finish. */
+template <class V, int CC, class Wide, class Row>
+__device__ __forceinline__ void psl_sliced_rows(const psl_dsliced &m,
+                                                typename V::elem *__restrict__ y,
+                                                typename V::acc a, typename V::acc b,
+                                                bool use_beta, typename V::acc *__restrict__ part,
+                                                Wide wide, Row row)
+{
+    typedef typename V::acc ACC;
+    const int32_t nw = CC == PSL_WIDE_C ? m.n_wblk : 0; /* long-row blocks come first */
+    if ((int32_t)blockIdx.x < nw) {
+        const psl_wide_seg g = psl_wide_seg_of(m);
+        ACC t = 0;
+        wide(g, t);
+        psl_wide_end<V>(m, g, t, part, y, a, b, use_beta);
+        return;
+    }
+    const uint32_t stride = (gridDim.x - (uint32_t)nw) * blockDim.x;
+    psl_for_rows<CC>(m, (blockIdx.x - (uint32_t)nw) * blockDim.x + threadIdx.x, stride,
+                     [&](uint32_t i, const psl_row_slot &r) {
+                         const int64_t o = psl_out_row(m, i); /* overlaps the row's loads */
+                         ACC t = 0;
+                         row(i, r, t);
+                         V::finish(y, o, t, a, b, use_beta);
+                     });
+}
+
 /* One thread per row of a wide slice spanning several blocks: its blocks'
  * partials added in block order, then y = a*sum (+ b*y). wsl[k] = (slice,
  * first block). */
