@@ -50,7 +50,26 @@ __device__ __forceinline__ void psl_enc_flush(const psl_dconv &c, unsigned long 
     }
 }
 
-/* PackSELL: thread t is lane t % C of slice t / C. */
+/* The lanes of the sliced encoders, strided over the grid: thread t is lane
+ * t % C of slice t / C; body(base, width, r) writes the lane's positions
+ * (entry base + j*C for j < width) from source row r, -1 past the last row
+ * (padding only). */
+template <class Body>
+__device__ __forceinline__ void psl_for_lanes(const psl_dconv &c, const int32_t *order,
+                                              const int64_t *slice_ptr, Body body)
+{
+    const int64_t C = c.C;
+    const int64_t lanes = (int64_t)c.nslices * C;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < lanes;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = t / C, l = t - k * C;
+        const int64_t base = slice_ptr[k] + l, width = (slice_ptr[k + 1] - slice_ptr[k]) / C;
+        body(base, width, t < c.nrows ? (order ? (int64_t)order[t] : t) : (int64_t)-1);
+    }
+}
+
+/* PackSELL: words of the row with dummies before large deltas, then flag-0
+ * zero words. */
 template <typename T>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     psl_k_encode_packsell(psl_dconv c, const int32_t *order, const int64_t *slice_ptr,
@@ -61,14 +80,9 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
     const uint32_t mag_mask = (1u << (30 - D)) - 1u; /* V-1 magnitude bits */
     const int64_t kleft = c.sum->kleft == LLONG_MIN ? 0 : c.sum->kleft;
     unsigned long long under = 0, bad = PSL_CONV_NONE;
-    const int64_t lanes = (int64_t)c.nslices * C;
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < lanes;
-         t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = t / C, l = t - k * C;
-        const int64_t base = slice_ptr[k] + l, width = (slice_ptr[k + 1] - slice_ptr[k]) / C;
+    psl_for_lanes(c, order, slice_ptr, [&](int64_t base, int64_t width, int64_t r) {
         int64_t j = 0;
-        if (t < c.nrows) {
-            const int64_t r = order ? order[t] : t;
+        if (r >= 0) {
             int64_t col = psl_block_start_col((r / c.dblock) * c.dblock, kleft, c.ncols);
             const int64_t hi = c.rp[r + 1];
             for (int64_t q = c.rp[r]; q < hi; q++) {
@@ -91,7 +105,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
         }
         for (; j < width; j++)
             words[base + j * C] = 0u; /* padding: flag 0, delta 0 */
-    }
+    });
     psl_enc_flush(c, under, bad);
 }
 
@@ -103,14 +117,9 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
 {
     const int64_t C = c.C;
     unsigned long long under = 0, bad = PSL_CONV_NONE;
-    const int64_t lanes = (int64_t)c.nslices * C;
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < lanes;
-         t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = t / C, l = t - k * C;
-        const int64_t base = slice_ptr[k] + l, width = (slice_ptr[k + 1] - slice_ptr[k]) / C;
+    psl_for_lanes(c, order, slice_ptr, [&](int64_t base, int64_t width, int64_t r) {
         int64_t j = 0;
-        if (t < c.nrows) {
-            const int64_t r = order ? order[t] : t;
+        if (r >= 0) {
             const int64_t lo = c.rp[r], hi = c.rp[r + 1];
             for (int64_t q = lo; q < hi; q++, j++) {
                 const double v = psl_in_value<T>(c, q);
@@ -129,7 +138,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
             col[base + j * C] = -1;
             psl_store_bits(val, c.out_type, base + j * C, 0);
         }
-    }
+    });
     psl_enc_flush(c, under, bad);
 }
 
