@@ -2,7 +2,7 @@
  * gpu_harness.h -- the main of the GPU tests (test_gpu_*.c): find out
  * whether there is a CUDA device, and without one run the test's checks
  * that the device API fails cleanly, print SKIP and pass; with one, run the
- * tests on a stream of their own.
+ * tests on a stream of their own. CUDA_CHECK for the tests' own runtime calls.
  */
 #ifndef PSL_TEST_GPU_HARNESS_H
 #define PSL_TEST_GPU_HARNESS_H
@@ -11,6 +11,17 @@
 #include "packsell.h"
 
 #include <stdio.h>
+
+#ifdef PSL_HAVE_CUDA
+#include <cuda_runtime.h>
+
+/* A CUDA runtime call that must succeed: a failed check names the call. */
+#define CUDA_CHECK(call)                                                                   \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
+    } while (0)
+#endif
 
 /* -1 when a CUDA device is there (go on with the GPU tests). Otherwise the
  * exit code: without a device, or in a build without CUDA, it runs

@@ -26,9 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PSL_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 /* ------------------------------------------------------------------ no device */
 
@@ -61,12 +58,6 @@ static void check_without_device(psl_status count_status)
 
 #ifdef PSL_HAVE_CUDA
 /* ================================================================== with a device */
-
-#define CUDA_CHECK(call)                                                                   \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
 
 static cudaStream_t g_stream;
 static long g_builds, g_spmvs;

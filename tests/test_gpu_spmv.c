@@ -30,9 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PSL_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 /* ------------------------------------------------------------------ no device */
 
@@ -197,13 +194,6 @@ static psl_matrix *edge_matrix(int32_t nrows, int32_t ncols, int shape, unsigned
     free(v);
     return A;
 }
-
-
-#define CUDA_CHECK(call)                                                                   \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
 
 static cudaStream_t g_stream;
 
