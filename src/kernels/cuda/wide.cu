@@ -73,6 +73,11 @@ static void psl_wide_lists(const int64_t *sp, int32_t nslices, int32_t wide_min,
     int64_t nb = 0, ns = 0;
     int32_t prev = -1; /* the previous wide slice, and its blocks */
     int64_t prev_blocks = 0;
+    auto pad_to_cluster = [&]() { /* blocks past prev's end up to a cluster boundary */
+        for (; nb % cl != 0; nb++, prev_blocks++)
+            if (wblk)
+                wblk[nb] = make_int2(prev, (int)(prev_blocks * PSL_WIDE_WARPS));
+    };
     for (int32_t k = 0; k < nslices; k++) {
         const int64_t width = (sp[k + 1] - sp[k]) / PSL_WIDE_C;
         if (width < wide_min)
@@ -83,10 +88,8 @@ static void psl_wide_lists(const int64_t *sp, int32_t nslices, int32_t wide_min,
                 wsl[ns] = make_int2(k, (int)nb);
             ns++;
         }
-        if (cl > 1 && nb % cl + blocks > cl) /* pad to the next cluster */
-            for (; nb % cl != 0; nb++, prev_blocks++)
-                if (wblk)
-                    wblk[nb] = make_int2(prev, (int)(prev_blocks * PSL_WIDE_WARPS));
+        if (cl > 1 && nb % cl + blocks > cl) /* k would straddle two clusters */
+            pad_to_cluster();
         if (wblk)
             for (int64_t b = 0; b < blocks; b++)
                 wblk[nb + b] = make_int2(k, (int)(b * PSL_WIDE_WARPS));
@@ -95,9 +98,7 @@ static void psl_wide_lists(const int64_t *sp, int32_t nslices, int32_t wide_min,
         prev_blocks = blocks;
     }
     if (cl > 1) /* whole clusters */
-        for (; nb % cl != 0; nb++, prev_blocks++)
-            if (wblk)
-                wblk[nb] = make_int2(prev, (int)(prev_blocks * PSL_WIDE_WARPS));
+        pad_to_cluster();
     *n_wblk = nb;
     *n_wslice = ns;
 }
