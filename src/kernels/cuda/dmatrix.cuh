@@ -41,8 +41,9 @@ struct psl_dsliced {
      * segments wblk[b].y .. +PSL_WIDE_WARPS-1 (wide_seg positions each) of
      * slice wblk[b].x; PackSELL reads each segment's starting doubled
      * column from ckpt ([block * PSL_WIDE_WARPS + warp][lane]). With
-     * wide_cl > 1 every wide slice has wide_cl blocks, launched as one
-     * thread-block cluster that finishes the slice (no workspace). */
+     * wide_cl > 1 the launch is in thread-block clusters of wide_cl blocks,
+     * each holding the whole blocks of one or more wide slices, which the
+     * cluster finishes (no workspace). */
     uint32_t wide_min;
     int32_t wide_seg;
     int32_t wide_cl;
@@ -167,6 +168,13 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #ifndef PSL_TINY_BLOCK
 #define PSL_TINY_BLOCK PSL_CUDA_BLOCK
 #endif
+
+/* Blocks of PSL_TINY_BLOCK threads for the small-matrix short-row kernels:
+ * one thread per row, no stride. */
+static inline unsigned psl_tiny_grid(const psl_dmatrix *dA)
+{
+    return ((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK;
+}
 
 /* Blocks for n threads of work (n >= 1), capped by the matrix's grid_max:
  * the kernels stride over the rest. */

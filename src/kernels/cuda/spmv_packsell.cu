@@ -165,10 +165,11 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
     return 2u * (uint32_t)psl_block_start_col(b0, m.kleft, m.ncols);
 }
 
-/* The general kernel: long-row blocks first, then psl_for_rows. LAT (small
- * matrices, C = 32): every thread is resident at once, so it trades
- * occupancy for a shorter chain of round trips -- groups of PSL_LAT_UNROLL
- * and the last up to 2 x PSL_LAT_UNROLL words loaded together. */
+/* The general kernel (psl_sliced_rows: long-row blocks first, then a
+ * thread per row). LAT (small matrices, C = 32): every thread is resident
+ * at once, so it trades occupancy for a shorter chain of round trips --
+ * groups of PSL_LAT_UNROLL and the last up to 2 x PSL_LAT_UNROLL words
+ * loaded together. */
 template <class V, int FAM, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
@@ -237,8 +238,7 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
         });
     else if (su == PSL_SHORT_SMALL) /* small matrices only: they fit L2 */
         psl_packsell_short_kernel<V, FAM, PSL_SHORT_SMALL, false>
-            <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
-               stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,

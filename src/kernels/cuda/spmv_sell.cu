@@ -144,9 +144,9 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
     }
 }
 
-/* The general kernel: long-row blocks first, then psl_for_rows. LAT (small
- * matrices, C = 32: every thread resident at once) unrolls PSL_LAT_UNROLL
- * deep under a looser register cap. */
+/* The general kernel (psl_sliced_rows: long-row blocks first, then a
+ * thread per row). LAT (small matrices, C = 32: every thread resident at
+ * once) unrolls PSL_LAT_UNROLL deep under a looser register cap. */
 template <class V, int VT, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
@@ -194,8 +194,7 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     if (psl_short_words(dA, PSL_SELL_UNROLL, false) == PSL_SHORT_SMALL) {
         psl_sell_short_kernel<V, VT, PSL_SHORT_SMALL>
-            <<<((unsigned)dA->nrows + PSL_TINY_BLOCK - 1) / PSL_TINY_BLOCK, PSL_TINY_BLOCK, 0,
-               stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
+            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(m, c.x, c.y, c.a, c.b, c.use_beta);
         return psl_sliced_end(dA, c, "SELL SpMV", stream);
     }
     cudaError_t launched = cudaSuccess;
