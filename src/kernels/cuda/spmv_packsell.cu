@@ -109,6 +109,18 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
+/* Experiment knobs of the E8 family's general kernel (bench/tune_cuda.sh):
+ * its unroll depth, next-group pipelining (1) and resident blocks per SM. */
+#ifndef PSL_PACK_UNROLL_E8
+#define PSL_PACK_UNROLL_E8 PSL_PACK_UNROLL
+#endif
+#ifndef PSL_PACK_PIPE_E8
+#define PSL_PACK_PIPE_E8 0
+#endif
+#ifndef PSL_CUDA_MINB_E8
+#define PSL_CUDA_MINB_E8 PSL_CUDA_MINB
+#endif
+#define PSL_PACK_MINB(V, FAM) (FAM == PSL_FAM_E8 && sizeof(typename V::acc) == 4 ? PSL_CUDA_MINB_E8 : PSL_CUDA_MINB_FOR(V))
 
 /* The last r <= 2U positions of a row from p, as one group of 2U: the
  * words past r read as 0 (flag 0), so every x load of the tail is issued
@@ -142,7 +154,7 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
  * every group's loads behind the previous group's x gathers, unrolling 8
  * deep, and a TMA bulk prefetch of each slice into L2 were measured and are
  * slower: bench/NOTES.md.) */
-template <class V, int FAM, int CC, int U, bool FUSED, bool NA>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -150,6 +162,24 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
     uint32_t j = 0;
+    if (PIPE && 2 * U < width) { /* the next group's words in flight during this one's x */
+        uint32_t w[U];
+        psl_pack_load<NA, CC, U>(p, C, w);
+        for (;;) {
+            j += U;
+            p += U * stride;
+            if (j + 2 * U >= width) {
+                psl_pack_use<V, FAM, U>(w, c2, t, x, k);
+                break;
+            }
+            uint32_t nw[U];
+            psl_pack_load<NA, CC, U>(p, C, nw);
+            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                w[u] = nw[u];
+        }
+    }
     for (; j + 2 * U < width; j += U, p += U * stride) {
         uint32_t w[U];
         psl_pack_load<NA, CC, U>(p, C, w);
@@ -171,13 +201,14 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
  * groups of PSL_LAT_UNROLL and the last up to 2 x PSL_LAT_UNROLL words
  * loaded together. */
 template <class V, int FAM, int CC, bool LAT, bool NA>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_PACK_MINB(V, FAM))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
-    constexpr int U = LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL;
+    constexpr int U = LAT ? PSL_LAT_UNROLL : FAM == PSL_FAM_E8 ? PSL_PACK_UNROLL_E8 : PSL_PACK_UNROLL;
+    constexpr bool PIPE = !LAT && FAM == PSL_FAM_E8 && PSL_PACK_PIPE_E8;
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     psl_sliced_rows<V, CC>(
         m, y, a, b, use_beta, part,
@@ -187,7 +218,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                                                              __ldg(m.ckpt + g.ckpt), t, x, k);
         },
         [&](uint32_t i, const psl_row_slot &r, ACC &t) {
-            psl_pack_row<V, FAM, CC, U, LAT, NA>(m.words + r.first, r.width, C,
+            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C,
                                                  psl_pack_start_c2(m, i), t, x, k);
         });
 }
