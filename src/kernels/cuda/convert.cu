@@ -368,7 +368,8 @@ extern "C" psl_status psl_dmatrix_convert(psl_dmatrix **dA, const psl_dcsr *A,
         S.slice_ptr = S.perm = S.words = S.col = S.val = NULL;
         psl_dmatrix_set_sliced(d, shell);
         /* long rows: only a matrix with a wide slice reads its offsets back */
-        if ((st = psl_dmatrix_setup_wide(d, NULL, (int64_t)S.h.max_width, c->s)) != PSL_OK)
+        if ((st = psl_dmatrix_setup_wide(d, NULL, (int64_t)S.h.max_width, c->s)) != PSL_OK ||
+            (st = psl_dmatrix_setup_tiny(d, NULL, c->s)) != PSL_OK)
             goto fail;
     } else if (S.crp) {
         d->d_row_ptr = S.crp;

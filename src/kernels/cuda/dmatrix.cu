@@ -38,7 +38,7 @@ void psl_dmatrix_free(psl_dmatrix *d)
     psl_cuda_csr_release(d);
     void *arrays[] = {d->d_slice_ptr, d->d_perm,    d->d_words,   d->d_col,
                       d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val,
-                      d->d_wblk,      d->d_wsl,     d->d_ckpt};
+                      d->d_wblk,      d->d_wsl,     d->d_ckpt,    d->d_tiny};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         if (arrays[i])
             (void)cudaFree(arrays[i]);
@@ -84,6 +84,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->n_wblk = 0;
     m->wblk = NULL;
     m->ckpt = NULL;
+    m->uniform_w = 0;
 }
 
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
@@ -105,7 +106,8 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
                           "SELL values"));
     }
     psl_dmatrix_set_sliced(d, A);
-    return psl_dmatrix_setup_wide(d, A->slice_ptr, 0, s);
+    PSL_TRY(psl_dmatrix_setup_wide(d, A->slice_ptr, 0, s));
+    return psl_dmatrix_setup_tiny(d, A->slice_ptr, s);
 }
 
 /* The CSR arrays with one index width for cuSPARSE: 32-bit row offsets and
@@ -199,6 +201,10 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     {
         const char *na = getenv("PSL_CUDA_STREAM_NA");
         d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
+    }
+    {
+        const char *tu = getenv("PSL_CUDA_TINY_UNIFORM");
+        d->tiny_uniform = !(tu && tu[0] && strcmp(tu, "0") == 0);
     }
     d->wide_cl_max = 1;
 #if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90

@@ -50,6 +50,10 @@ struct psl_dsliced {
     int32_t n_wblk;
     const int2 *wblk;
     const uint32_t *ckpt;
+    /* > 0: every slice is this many positions wide, so stored row i starts
+     * at (i / C) * C * uniform_w + i % C and no slice offset is loaded (the
+     * short-row kernels of small matrices, on psl_dmatrix.ts) */
+    int32_t uniform_w;
 };
 
 /*
@@ -80,6 +84,12 @@ struct psl_dmatrix {
      * block, finished by psl_wide_finish_kernel from the workspace */
     int32_t n_wslice;
     void *d_wblk, *d_wsl, *d_ckpt;
+    /* small matrices whose slices all fit the short-row kernel: the kernel
+     * parameters of the same slices padded to one width (ts.uniform_w > 0;
+     * 0: none), in d_tiny unless they already were (tiny.cu) */
+    psl_dsliced ts;
+    void *d_tiny;
+    int tiny_uniform; /* 0: no uniform copy (PSL_CUDA_TINY_UNIFORM=0) */
 
     /* CSR through cuSPARSE (only when nrows, ncols and nnz are all > 0) */
     void *d_row_ptr, *d_csr_col, *d_csr_val;
@@ -108,6 +118,11 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
  * when it did anything. */
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
+/* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when every
+ * slice is at most PSL_SHORT_SMALL positions wide, C = 32, no long rows and
+ * at most lat_rows rows. h_sp: the host slice offsets, or NULL (then the
+ * copy is always made). Ends with the stream synchronized when it made one. */
+psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
 /* *dst = a new device array holding n elements of size bytes from host src
  * (NULL when n == 0), copied asynchronously on stream (dmatrix.cu). */
 psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaStream_t stream,

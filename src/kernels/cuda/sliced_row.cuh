@@ -76,14 +76,23 @@ __device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, uint32_t i)
 /* The thread of a short-row kernel (C = 32, one thread per stored row, no
  * stride): body(i, slot, y index) for its row i, nothing past the last row.
  * The y index (a perm load with implicit permutation) is issued before the
- * body's loads so that the two overlap. */
+ * body's loads so that the two overlap. On a uniform copy (m.uniform_w > 0)
+ * the slot is arithmetic: one round trip to memory fewer before the row's
+ * loads, which is what a tiny matrix's SpMV waits on. */
 template <class Body>
 __device__ __forceinline__ void psl_short_row(const psl_dsliced &m, Body body)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint32_t)m.nrows)
         return;
-    const psl_row_slot r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
+    psl_row_slot r;
+    if (m.uniform_w > 0) {
+        const uint32_t w = (uint32_t)m.uniform_w;
+        r.first = (i / PSL_CC_FIXED) * (PSL_CC_FIXED * w) + i % PSL_CC_FIXED;
+        r.width = w;
+    } else {
+        r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
+    }
     body(i, r, psl_out_row(m, i));
 }
 

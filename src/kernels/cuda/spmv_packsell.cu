@@ -109,18 +109,39 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
-/* Experiment knobs of the E8 family's general kernel (bench/tune_cuda.sh):
- * its unroll depth, next-group pipelining (1) and resident blocks per SM. */
+/* Per-family knobs of the general kernel at full occupancy (E8MY/BF16 and
+ * FP16): unroll depth, next-group pipelining, resident blocks per SM.
+ * Measured (bench/NOTES.md, seventh session): pipelining takes E8M21 on
+ * HPCG_8_8_8 (36 words a row, 9 of them dummies) from 653 to 631 us at the
+ * same 32 registers; unrolling 8 deep under 40 or 48 registers is slower. */
 #ifndef PSL_PACK_UNROLL_E8
 #define PSL_PACK_UNROLL_E8 PSL_PACK_UNROLL
 #endif
 #ifndef PSL_PACK_PIPE_E8
-#define PSL_PACK_PIPE_E8 0
+#define PSL_PACK_PIPE_E8 1
 #endif
 #ifndef PSL_CUDA_MINB_E8
 #define PSL_CUDA_MINB_E8 PSL_CUDA_MINB
 #endif
-#define PSL_PACK_MINB(V, FAM) (FAM == PSL_FAM_E8 && sizeof(typename V::acc) == 4 ? PSL_CUDA_MINB_E8 : PSL_CUDA_MINB_FOR(V))
+#ifndef PSL_PACK_UNROLL_F16
+#define PSL_PACK_UNROLL_F16 PSL_PACK_UNROLL
+#endif
+#ifndef PSL_PACK_PIPE_F16
+#define PSL_PACK_PIPE_F16 0
+#endif
+#ifndef PSL_CUDA_MINB_F16
+#define PSL_CUDA_MINB_F16 PSL_CUDA_MINB
+#endif
+/* 1: FP16's general kernel loads a row's last 2U words as one group (as
+ * the small-matrix form does) */
+#ifndef PSL_PACK_FUSED_F16
+#define PSL_PACK_FUSED_F16 0
+#endif
+#define PSL_PACK_MINB(V, FAM)                                                                  \
+    (sizeof(typename V::acc) == 8 ? PSL_CUDA_MINB_FOR(V)                                       \
+     : FAM == PSL_FAM_E8          ? PSL_CUDA_MINB_E8                                           \
+     : FAM == PSL_FAM_F16         ? PSL_CUDA_MINB_F16                                          \
+                                  : PSL_CUDA_MINB)
 
 /* The last r <= 2U positions of a row from p, as one group of 2U: the
  * words past r read as 0 (flag 0), so every x load of the tail is issued
@@ -207,8 +228,14 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_PACK_
                         bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
-    constexpr int U = LAT ? PSL_LAT_UNROLL : FAM == PSL_FAM_E8 ? PSL_PACK_UNROLL_E8 : PSL_PACK_UNROLL;
-    constexpr bool PIPE = !LAT && FAM == PSL_FAM_E8 && PSL_PACK_PIPE_E8;
+    constexpr int U = LAT                  ? PSL_LAT_UNROLL
+                      : FAM == PSL_FAM_E8  ? PSL_PACK_UNROLL_E8
+                      : FAM == PSL_FAM_F16 ? PSL_PACK_UNROLL_F16
+                                           : PSL_PACK_UNROLL;
+    constexpr bool PIPE = !LAT && (FAM == PSL_FAM_E8    ? PSL_PACK_PIPE_E8
+                                   : FAM == PSL_FAM_F16 ? PSL_PACK_PIPE_F16
+                                                        : false);
+    constexpr bool FUSED = LAT || (FAM == PSL_FAM_F16 && PSL_PACK_FUSED_F16);
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     psl_sliced_rows<V, CC>(
         m, y, a, b, use_beta, part,
@@ -218,7 +245,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_PACK_
                                                              __ldg(m.ckpt + g.ckpt), t, x, k);
         },
         [&](uint32_t i, const psl_row_slot &r, ACC &t) {
-            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C,
+            psl_pack_row<V, FAM, CC, U, FUSED, NA, PIPE>(m.words + r.first, r.width, C,
                                                  psl_pack_start_c2(m, i), t, x, k);
         });
 }
@@ -260,16 +287,17 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.e = m.e;
     k.scale = m.scale;
     const int su = psl_short_words(dA, PSL_PACK_UNROLL, true);
+    const psl_dsliced &ms = dA->ts.uniform_w > 0 ? dA->ts : m; /* the short-row kernels' */
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     cudaError_t launched = cudaSuccess; /* the general kernel's launch call (<<<>>>: none) */
     if (su == 2 * PSL_PACK_UNROLL)
         psl_with_na(dA, sizeof(typename V::elem), [&](auto na) {
             psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, decltype(na)::value>
-                <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+                <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
         });
     else if (su == PSL_SHORT_SMALL) /* small matrices only: they fit L2 */
         psl_packsell_short_kernel<V, FAM, PSL_SHORT_SMALL, false>
-            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(m, k, c.x, c.y, c.a, c.b, c.use_beta);
+            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
