@@ -48,7 +48,7 @@ SPLIT_US = 3.0      # the finishing kernel of slices split over several blocks
 CLUSTER_MAX = 16    # H200: clusters of up to 16 blocks finish wide slices instead
 SOLO_SEG = 16       # PSL_WIDE_SOLO_SEG
 SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
-SHORT_WIDTH_SMALL = 16       # or this wide in a small matrix (at most LAT_ROWS rows)
+SHORT_WIDTH_SMALL = 32       # or this wide in a small matrix (at most LAT_ROWS rows)
 LAT_ROWS = 132 * 2 * 256     # H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK
 SHORT_WALK = 4               # its row costs one group of the general kernel
 FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"],
@@ -61,6 +61,8 @@ def wide_rule(rows, max_width, cl_max=CLUSTER_MAX):
     (keep the two equal)."""
     if rows >= 1 << 17:
         return 64, 32, 1
+    if rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL:
+        return SHORT_WIDTH_SMALL + 1, 8, 1  # the short-row kernels take it whole
     seg = 8
     while seg < SOLO_SEG and seg * 8 < max_width:
         seg *= 2

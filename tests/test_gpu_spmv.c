@@ -309,7 +309,12 @@ static int64_t wide_rows(const psl_matrix *A, unsigned char *wide, int32_t *src)
     for (int32_t k = 0; k < A->nslices; k++)
         if ((A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C > max_width)
             max_width = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / A->C;
-    psl_wide_rule(A->nrows, max_width, PSL_WIDE_CLUSTER_MAX, &wide_min, &seg, &cl);
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int64_t short_max = /* the short-row kernels of small matrices take them whole */
+        A->nrows <= (int64_t)sms * PSL_SMALL_ROWS_PER_SM ? PSL_SHORT_WIDE_SMALL : 0;
+    psl_wide_rule(A->nrows, max_width, PSL_WIDE_CLUSTER_MAX, short_max, &wide_min, &seg, &cl);
     for (int32_t i = 0; i < A->nrows; i++) {
         int64_t orig = i;
         if (A->perm && A->sigma > 0) {

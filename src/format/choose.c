@@ -66,8 +66,8 @@
  * made tiny matrices pick SELL FP32 when it was slower there (suites v2, v3,
  * v5: 2-3 more FP32 picks fastest). */
 #define MODEL_SHORT_WIDTH 8
-#define MODEL_SHORT_WIDTH_SMALL 16
-#define MODEL_LAT_ROWS (132 * 2 * 256)
+#define MODEL_SHORT_WIDTH_SMALL PSL_SHORT_WIDE_SMALL
+#define MODEL_LAT_ROWS (132 * PSL_SMALL_ROWS_PER_SM)
 #define MODEL_SHORT_WALK 4.0
 
 /* One kernel class of the cost model. */
@@ -125,7 +125,8 @@ static void predict(psl_candidate *c, int64_t nrows)
     bool split = false; /* the finishing kernel runs */
     if (c->max_width > 0) { /* sliced: the kernels' split of long rows */
         int32_t wide_min = 0, seg = 0, cl = 1;
-        psl_wide_rule(nrows, c->max_width, PSL_WIDE_CLUSTER_MAX, &wide_min, &seg, &cl);
+        psl_wide_rule(nrows, c->max_width, PSL_WIDE_CLUSTER_MAX,
+                      nrows <= MODEL_LAT_ROWS ? MODEL_SHORT_WIDTH_SMALL : 0, &wide_min, &seg, &cl);
         split = c->max_width >= wide_min && cl == 1 &&
                 c->max_width > (int64_t)seg * PSL_WIDE_WARPS;
         if (c->max_width >= wide_min)

@@ -195,7 +195,7 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         int per_sm = threads / PSL_CUDA_BLOCK;
         int64_t g = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
         d->grid_max = (int)(g < INT32_MAX ? g : INT32_MAX);
-        d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_LAT_MINB * PSL_CUDA_BLOCK : 0;
+        d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_SMALL_ROWS_PER_SM : 0;
     }
     d->l2_bytes = l2;
     {

@@ -119,7 +119,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
 /* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when every
- * slice is at most PSL_SHORT_SMALL positions wide, C = 32, no long rows and
+ * slice is at most PSL_SHORT_SMALL_MAX positions wide, C = 32, no long rows and
  * at most lat_rows rows. h_sp: the host slice offsets, or NULL (then the
  * copy is always made). Ends with the stream synchronized when it made one. */
 psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
@@ -171,18 +171,35 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #ifndef PSL_LAT_UNROLL
 #define PSL_LAT_UNROLL 8
 #endif
+static_assert(PSL_LAT_MINB * PSL_CUDA_BLOCK >= PSL_SMALL_ROWS_PER_SM,
+              "every row of a small matrix must be resident at once");
 
 /* Positions per row of the short-row kernels of small matrices: slices at
- * most this wide load each row as one group (src/format/choose.c's
- * MODEL_SHORT_WIDTH_SMALL assumes 16). */
+ * most PSL_SHORT_SMALL wide load each row as one group of that many; wider
+ * ones up to PSL_SHORT_WIDE_SMALL (long_rows.h: such matrices are not
+ * split) as one group of that many (0: none). src/format/choose.c's
+ * MODEL_SHORT_WIDTH_SMALL assumes the latter. */
 #ifndef PSL_SHORT_SMALL
 #define PSL_SHORT_SMALL (2 * PSL_LAT_UNROLL)
 #endif
+/* The template argument of the wider kernel (never launched when off). */
+#define PSL_SHORT_WIDE_SU (PSL_SHORT_WIDE_SMALL > PSL_SHORT_SMALL ? PSL_SHORT_WIDE_SMALL : PSL_SHORT_SMALL)
+/* The widest slice the short-row kernels of a small matrix take. */
+#define PSL_SHORT_SMALL_MAX PSL_SHORT_WIDE_SU
 /* Threads per block of the short-row kernels of small matrices (at most
- * PSL_CUDA_BLOCK, their launch bound). */
+ * PSL_CUDA_BLOCK, their launch bound). 128 measured faster than 256 (by
+ * 0.05-0.2 us on matrices of 200-5,000 rows: more SMs share the rows) and
+ * than 64 (bench/NOTES.md, seventh session). */
 #ifndef PSL_TINY_BLOCK
-#define PSL_TINY_BLOCK PSL_CUDA_BLOCK
+#define PSL_TINY_BLOCK 128
 #endif
+/* Whether the short-row kernels of small matrices can take a matrix whose
+ * widest slice has max_width positions (C = 32, no long rows checked by the
+ * caller). */
+static inline bool psl_cuda_tiny_rows(const psl_dmatrix *dA, int64_t max_width)
+{
+    return dA->nrows <= dA->lat_rows && max_width <= PSL_SHORT_SMALL_MAX;
+}
 
 /* Blocks of PSL_TINY_BLOCK threads for the small-matrix short-row kernels:
  * one thread per row, no stride. */

@@ -43,10 +43,24 @@
  * segments; longer segments in one block are slower than a cluster). */
 #define PSL_WIDE_SOLO_SEG 16
 
+/* Rows per SM of a small matrix: at most SMs x this many rows, every row's
+ * thread of the small-matrix kernels is resident at once (dmatrix.cuh:
+ * PSL_LAT_MINB blocks of PSL_CUDA_BLOCK threads). */
+#define PSL_SMALL_ROWS_PER_SM 512
+/* Widest slice (positions) that the short-row kernels of small matrices
+ * load as one group (dmatrix.cuh's PSL_SHORT_WIDE_SMALL): a small matrix
+ * whose slices all fit it is not split. */
+#ifndef PSL_SHORT_WIDE_SMALL
+#define PSL_SHORT_WIDE_SMALL 32
+#endif
 /* The split of a matrix of nrows rows whose widest slice has max_width
  * positions: slices of at least *wide_min positions, in segments of *seg,
  * wide slices in thread-block clusters of *cl blocks (1: no cluster) when
- * the device has clusters of up to cl_max blocks (1: none). A large matrix
+ * the device has clusters of up to cl_max blocks (1: none). short_max: the
+ * widest slice a short-row kernel takes whole (PSL_SHORT_WIDE_SMALL when
+ * the matrix is small enough for those kernels, else 0): a matrix whose
+ * slices fit it is not split (one group of loads a row is shorter than the
+ * split's two rounds). A large matrix
  * keeps its threads busy with one row each, so only rows far longer than
  * the rest (>= 64) are split, in segments of 32, and never in clusters. In
  * a small one every thread walks a whole row while most of the GPU idles,
@@ -57,7 +71,7 @@
  * of 32 -- one block when that fits, else partial sums and the finishing
  * kernel (measured: bench/NOTES.md, "long rows" and "clusters"). */
 static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_max,
-                                 int32_t *wide_min, int32_t *seg, int32_t *cl)
+                                 int64_t short_max, int32_t *wide_min, int32_t *seg, int32_t *cl)
 {
     *cl = 1;
     if (nrows >= PSL_WIDE_BIG_ROWS) {
@@ -67,6 +81,10 @@ static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_ma
     }
     *wide_min = 16;
     *seg = 8;
+    if (max_width <= short_max) {
+        *wide_min = (int32_t)short_max + 1;
+        return;
+    }
     while (*seg < PSL_WIDE_SOLO_SEG && (int64_t)*seg * PSL_WIDE_WARPS < max_width)
         *seg *= 2;
     if ((int64_t)*seg * PSL_WIDE_WARPS >= max_width)

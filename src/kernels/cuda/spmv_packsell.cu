@@ -298,6 +298,9 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     else if (su == PSL_SHORT_SMALL) /* small matrices only: they fit L2 */
         psl_packsell_short_kernel<V, FAM, PSL_SHORT_SMALL, false>
             <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
+    else if (su == PSL_SHORT_WIDE_SU)
+        psl_packsell_short_kernel<V, FAM, PSL_SHORT_WIDE_SU, false>
+            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
     else
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,

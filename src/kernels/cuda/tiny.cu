@@ -7,7 +7,7 @@
  * the short-row kernels skip the slice offsets: one round trip fewer. The
  * padding is what the format pads with (PackSELL: word 0, flag 0 and delta
  * 0; SELL: column -1, value 0), so the sums and their bits are the same.
- * The copy costs at most lat_rows x PSL_SHORT_SMALL entries (a few MB) and
+ * The copy costs at most lat_rows x PSL_SHORT_SMALL_MAX entries (a few MB) and
  * is made only when the slices are not already of one width.
  */
 #include "dmatrix.cuh"
@@ -62,7 +62,7 @@ psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStrea
     d->ts = d->s;
     d->ts.uniform_w = 0;
     if (!d->tiny_uniform || d->s.C != PSL_CC_FIXED || nslices <= 0 || d->nrows <= 0 ||
-        d->nrows > d->lat_rows || d->s.n_wblk != 0 || w < 1 || w > PSL_SHORT_SMALL)
+        d->s.n_wblk != 0 || w < 1 || !psl_cuda_tiny_rows(d, w))
         return PSL_OK;
     bool uniform = h_sp != NULL;
     for (int32_t k = 0; uniform && k < nslices; k++)

@@ -317,16 +317,16 @@ static inline void psl_sliced_form(const psl_dmatrix *dA, size_t vec_size, F lau
 /* Positions per row of the short-row kernel (every row as one predicated
  * group) that runs dA: 2 x unroll when every slice fits that and large is
  * set (PackSELL; SELL's columns and values need too many registers at full
- * occupancy), PSL_SHORT_SMALL for a small matrix whose slices fit that,
- * else 0 (the general kernel). Never with long rows. */
+ * occupancy), PSL_SHORT_SMALL or PSL_SHORT_WIDE_SU for a small matrix
+ * whose slices fit that, else 0 (the general kernel). Never with long rows. */
 static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
 {
     if (!PSL_SHORT_KERNEL || dA->s.C != PSL_CC_FIXED || dA->s.n_wblk != 0)
         return 0;
     if (large && dA->max_width <= 2 * unroll)
         return 2 * unroll;
-    if (dA->nrows <= dA->lat_rows && dA->max_width <= PSL_SHORT_SMALL)
-        return PSL_SHORT_SMALL;
+    if (psl_cuda_tiny_rows(dA, dA->max_width))
+        return dA->max_width <= PSL_SHORT_SMALL ? PSL_SHORT_SMALL : PSL_SHORT_WIDE_SU;
     return 0;
 }
 
