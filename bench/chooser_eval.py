@@ -49,6 +49,7 @@ CLUSTER_MAX = 16    # H200: clusters of up to 16 blocks finish wide slices inste
 SOLO_SEG = 16       # PSL_WIDE_SOLO_SEG
 SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
 SHORT_WIDTH_SMALL = 32       # or this wide in a small matrix (at most LAT_ROWS rows)
+SHORT_GROUP_SMALL = 16       # in one group of 16 positions up to 16 wide, else of 32
 LAT_ROWS = 132 * 2 * 256     # H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK
 SHORT_WALK = 4               # its row costs one group of the general kernel
 FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"],
@@ -99,10 +100,12 @@ def walk_of(model, rows, max_width):
     words). Keep equal to choose.c."""
     w = walk(rows, max_width)
     wide_min = wide_rule(rows, max_width)[0]
-    short = 0 < max_width < wide_min and (
-        (model.startswith("packsell") and max_width <= SHORT_WIDTH) or
-        (rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL))
-    return min(w, SHORT_WALK) if short else w
+    if 0 < max_width < wide_min and model.startswith("packsell") and max_width <= SHORT_WIDTH:
+        return min(w, SHORT_WALK)
+    if 0 < max_width < wide_min and rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL:
+        # the 32-position kernel costs a group of 16 twice
+        return min(w, SHORT_WALK * (1 if max_width <= SHORT_GROUP_SMALL else 2))
+    return w
 
 
 def predict(c, rows, models):

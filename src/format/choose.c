@@ -62,13 +62,17 @@
  * MODEL_SHORT_WIDTH wide (PackSELL), or MODEL_SHORT_WIDTH_SMALL in a matrix
  * of at most MODEL_LAT_ROWS rows (PackSELL and SELL; H200: SMs x
  * PSL_LAT_MINB x PSL_CUDA_BLOCK); their walk counts as one group of the
- * general kernel, MODEL_SHORT_WALK words. Without this, E8MY's dummy words
+ * general kernel, MODEL_SHORT_WALK words (two groups for the small-matrix
+ * kernel of 32 positions, slices wider than MODEL_SHORT_GROUP_SMALL: in suite
+ * v8 E8M20, its rows 26 wide with D = 2 dummies, took 4.38 us on orsirr_1
+ * against SELL FP32's 4.03 at 13 wide). Without this, E8MY's dummy words
  * made tiny matrices pick SELL FP32 when it was slower there (suites v2, v3,
  * v5: 2-3 more FP32 picks fastest). */
 #define MODEL_SHORT_WIDTH 8
 #define MODEL_SHORT_WIDTH_SMALL PSL_SHORT_WIDE_SMALL
 #define MODEL_LAT_ROWS (132 * PSL_SMALL_ROWS_PER_SM)
 #define MODEL_SHORT_WALK 4.0
+#define MODEL_SHORT_GROUP_SMALL 16
 
 /* One kernel class of the cost model. */
 typedef struct model_row {
@@ -131,9 +135,10 @@ static void predict(psl_candidate *c, int64_t nrows)
                 c->max_width > (int64_t)seg * PSL_WIDE_WARPS;
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
-        else if ((c->opt.format == PSL_FORMAT_PACKSELL && c->max_width <= MODEL_SHORT_WIDTH) ||
-                 (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL))
+        else if (c->opt.format == PSL_FORMAT_PACKSELL && c->max_width <= MODEL_SHORT_WIDTH)
             walk = fmin(walk, MODEL_SHORT_WALK);
+        else if (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL)
+            walk = fmin(walk, MODEL_SHORT_WALK * (c->max_width <= MODEL_SHORT_GROUP_SMALL ? 1 : 2));
     }
     double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
     c->latency_us = word_ns * 1e-3 * crit;
