@@ -6,7 +6,8 @@
  * through the read-only path or past L1 (no_allocate); one value per thread
  * is written so that nothing is optimized away. Median of 30 runs after
  * warm-up, CUDA events.
- * Build: nvcc -O3 -arch=sm_90 bench/read_bw.cu -o read_bw; run: ./read_bw [MiB]
+ * Built with the bench helpers (CUDA builds: build/bench/read_bw), or
+ * nvcc -O3 -arch=sm_90 -std=c++17 bench/read_bw.cu -o read_bw; run: read_bw [MiB]
  */
 #include <cuda_runtime.h>
 

@@ -109,39 +109,19 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
 #ifndef PSL_PACK_UNROLL
 #define PSL_PACK_UNROLL 4
 #endif
-/* Per-family knobs of the general kernel at full occupancy (E8MY/BF16 and
- * FP16): unroll depth, next-group pipelining, resident blocks per SM.
- * Measured (bench/NOTES.md, seventh session): pipelining takes E8M21 on
- * HPCG_8_8_8 (36 words a row, 9 of them dummies) from 653 to 631 us at the
- * same 32 registers; unrolling 8 deep under 40 or 48 registers is slower. */
-#ifndef PSL_PACK_UNROLL_E8
-#define PSL_PACK_UNROLL_E8 PSL_PACK_UNROLL
-#endif
+/* Next-group pipelining of the general kernel, per codec family (E8MY and
+ * BF16; FP16), where the matrix streams from DRAM: the next group's words
+ * are loaded before this group's x gathers. Measured (bench/NOTES.md,
+ * seventh session): E8M21 on HPCG_8_8_8 (36 words a row, 9 of them dummy
+ * words) 653 -> 631 us at the same 32 registers; FP16 within +-2% (HPCG_7_7_7
+ * 1.6% faster, HPCG 64^3 and random rows 1% slower), so off. Deeper unrolls
+ * (8, under 40 or 48 registers) and FP16's fused tail were slower. */
 #ifndef PSL_PACK_PIPE_E8
 #define PSL_PACK_PIPE_E8 1
-#endif
-#ifndef PSL_CUDA_MINB_E8
-#define PSL_CUDA_MINB_E8 PSL_CUDA_MINB
-#endif
-#ifndef PSL_PACK_UNROLL_F16
-#define PSL_PACK_UNROLL_F16 PSL_PACK_UNROLL
 #endif
 #ifndef PSL_PACK_PIPE_F16
 #define PSL_PACK_PIPE_F16 0
 #endif
-#ifndef PSL_CUDA_MINB_F16
-#define PSL_CUDA_MINB_F16 PSL_CUDA_MINB
-#endif
-/* 1: FP16's general kernel loads a row's last 2U words as one group (as
- * the small-matrix form does) */
-#ifndef PSL_PACK_FUSED_F16
-#define PSL_PACK_FUSED_F16 0
-#endif
-#define PSL_PACK_MINB(V, FAM)                                                                  \
-    (sizeof(typename V::acc) == 8 ? PSL_CUDA_MINB_FOR(V)                                       \
-     : FAM == PSL_FAM_E8          ? PSL_CUDA_MINB_E8                                           \
-     : FAM == PSL_FAM_F16         ? PSL_CUDA_MINB_F16                                          \
-                                  : PSL_CUDA_MINB)
 
 /* The last r <= 2U positions of a row from p, as one group of 2U: the
  * words past r read as 0 (flag 0), so every x load of the tail is issued
@@ -171,10 +151,11 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
 /* The whole row: width positions from p, U at a time while more than 2U
  * are left, then the last (up to 2U) with both groups' loads in flight
  * together, predicated: short rows are latency-bound, so a row of 5 or 7
- * words costs one round trip to memory instead of two or four. (Pipelining
- * every group's loads behind the previous group's x gathers, unrolling 8
- * deep, and a TMA bulk prefetch of each slice into L2 were measured and are
- * slower: bench/NOTES.md.) */
+ * words costs one round trip to memory instead of two or four. PIPE: the
+ * groups before the last 2U positions load their successor's words before
+ * their own x gathers (PSL_PACK_PIPE_*). (Unrolling 8 deep and a TMA bulk
+ * prefetch of each slice into L2 were measured and are slower:
+ * bench/NOTES.md.) */
 template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
@@ -222,22 +203,18 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
  * groups of PSL_LAT_UNROLL and the last up to 2 x PSL_LAT_UNROLL words
  * loaded together. */
 template <class V, int FAM, int CC, bool LAT, bool NA>
-__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_PACK_MINB(V, FAM))
+__global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
                         bool use_beta, typename V::acc *__restrict__ part)
 {
     typedef typename V::acc ACC;
-    constexpr int U = LAT                  ? PSL_LAT_UNROLL
-                      : FAM == PSL_FAM_E8  ? PSL_PACK_UNROLL_E8
-                      : FAM == PSL_FAM_F16 ? PSL_PACK_UNROLL_F16
-                                           : PSL_PACK_UNROLL;
+    constexpr int U = LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL;
     /* pipelining pays where the words come from DRAM (NA: the matrix outgrows
      * L2); on HPCG 64^3, in L2, it cost E8M21 4% */
     constexpr bool PIPE = !LAT && NA && (FAM == PSL_FAM_E8 ? PSL_PACK_PIPE_E8
                                    : FAM == PSL_FAM_F16 ? PSL_PACK_PIPE_F16
                                                         : false);
-    constexpr bool FUSED = LAT || (FAM == PSL_FAM_F16 && PSL_PACK_FUSED_F16);
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     psl_sliced_rows<V, CC>(
         m, y, a, b, use_beta, part,
@@ -247,7 +224,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_PACK_
                                                              __ldg(m.ckpt + g.ckpt), t, x, k);
         },
         [&](uint32_t i, const psl_row_slot &r, ACC &t) {
-            psl_pack_row<V, FAM, CC, U, FUSED, NA, PIPE>(m.words + r.first, r.width, C,
+            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C,
                                                  psl_pack_start_c2(m, i), t, x, k);
         });
 }
