@@ -399,7 +399,10 @@ typedef struct psl_dmatrix psl_dmatrix;
 
 /* Copy a host matrix (CSR FP64/FP32, SELL, PackSELL) to the device.
  * Synchronous with respect to the host arrays (they may be freed after the
- * call returns). */
+ * call returns). Besides the arrays, the device may hold tables derived
+ * from them: checkpoints of long rows, and for small matrices (up to 512
+ * rows per multiprocessor, slices up to 32 positions) a copy of the slices
+ * padded to one width, at most a few MB, so that the kernels skip a load. */
 psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
 
 /* A CSR matrix whose arrays are in device memory (0-based), the input of
