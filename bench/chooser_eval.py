@@ -50,7 +50,7 @@ SOLO_SEG = 16       # PSL_WIDE_SOLO_SEG
 SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
 SHORT_WIDTH_SMALL = 32       # or this wide in a small matrix (at most LAT_ROWS rows)
 SHORT_GROUP_SMALL = 16       # in one group of 16 positions up to 16 wide, else of 32
-LAT_ROWS = 132 * 2 * 256     # H200: SMs x PSL_LAT_MINB x PSL_CUDA_BLOCK
+LAT_ROWS = 132 * 512         # H200: SMs x PSL_SMALL_ROWS_PER_SM
 SHORT_WALK = 4               # its row costs one group of the general kernel
 FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"],
             "csr": ["csr32", "csr64"]}

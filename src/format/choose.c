@@ -61,7 +61,7 @@
  * a whole row in one go when no slice is split and every slice is at most
  * MODEL_SHORT_WIDTH wide (PackSELL), or MODEL_SHORT_WIDTH_SMALL in a matrix
  * of at most MODEL_LAT_ROWS rows (PackSELL and SELL; H200: SMs x
- * PSL_LAT_MINB x PSL_CUDA_BLOCK); their walk counts as one group of the
+ * PSL_SMALL_ROWS_PER_SM); their walk counts as one group of the
  * general kernel, MODEL_SHORT_WALK words (two groups for the small-matrix
  * kernel of 32 positions, slices wider than MODEL_SHORT_GROUP_SMALL: in suite
  * v8 E8M20, its rows 26 wide with D = 2 dummies, took 4.38 us on orsirr_1

@@ -118,9 +118,8 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
  * when it did anything. */
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
-/* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when every
- * slice is at most PSL_SHORT_SMALL_MAX positions wide, C = 32, no long rows and
- * at most lat_rows rows. h_sp: the host slice offsets, or NULL (then the
+/* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when a
+ * short-row kernel of small matrices runs it (psl_tiny_words). h_sp: the host slice offsets, or NULL (then the
  * copy is always made). Ends with the stream synchronized when it made one. */
 psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
 /* *dst = a new device array holding n elements of size bytes from host src
@@ -177,8 +176,8 @@ static_assert(PSL_LAT_MINB * PSL_CUDA_BLOCK >= PSL_SMALL_ROWS_PER_SM,
 /* Positions per row of the short-row kernels of small matrices: slices at
  * most PSL_SHORT_SMALL wide load each row as one group of that many; wider
  * ones up to PSL_SHORT_WIDE_SMALL (long_rows.h: such matrices are not
- * split) as one group of that many (0: none). src/format/choose.c's
- * MODEL_SHORT_WIDTH_SMALL assumes the latter. */
+ * split) as one group of that many (none when it is at most
+ * PSL_SHORT_SMALL). src/format/choose.c's MODEL_SHORT_WIDTH_SMALL is it. */
 #ifndef PSL_SHORT_SMALL
 #define PSL_SHORT_SMALL (2 * PSL_LAT_UNROLL)
 #endif
@@ -193,14 +192,6 @@ static_assert(PSL_LAT_MINB * PSL_CUDA_BLOCK >= PSL_SMALL_ROWS_PER_SM,
 #ifndef PSL_TINY_BLOCK
 #define PSL_TINY_BLOCK 128
 #endif
-/* Whether the short-row kernels of small matrices can take a matrix whose
- * widest slice has max_width positions (C = 32, no long rows checked by the
- * caller). */
-static inline bool psl_cuda_tiny_rows(const psl_dmatrix *dA, int64_t max_width)
-{
-    return dA->nrows <= dA->lat_rows && max_width <= PSL_SHORT_SMALL_MAX;
-}
-
 /* Blocks of PSL_TINY_BLOCK threads for the small-matrix short-row kernels:
  * one thread per row, no stride. */
 static inline unsigned psl_tiny_grid(const psl_dmatrix *dA)

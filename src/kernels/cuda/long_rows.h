@@ -48,8 +48,8 @@
  * PSL_LAT_MINB blocks of PSL_CUDA_BLOCK threads). */
 #define PSL_SMALL_ROWS_PER_SM 512
 /* Widest slice (positions) that the short-row kernels of small matrices
- * load as one group (dmatrix.cuh's PSL_SHORT_WIDE_SMALL): a small matrix
- * whose slices all fit it is not split. */
+ * load as one group (dmatrix.cuh): a small matrix whose slices all fit it
+ * is not split. */
 #ifndef PSL_SHORT_WIDE_SMALL
 #define PSL_SHORT_WIDE_SMALL 32
 #endif
@@ -60,9 +60,9 @@
  * widest slice a short-row kernel takes whole (PSL_SHORT_WIDE_SMALL when
  * the matrix is small enough for those kernels, else 0): a matrix whose
  * slices fit it is not split (one group of loads a row is shorter than the
- * split's two rounds). A large matrix
- * keeps its threads busy with one row each, so only rows far longer than
- * the rest (>= 64) are split, in segments of 32, and never in clusters. In
+ * split's two rounds). A large matrix keeps its threads busy with one row
+ * each, so only rows far longer than the rest (>= 64) are split, in
+ * segments of 32, and never in clusters. In
  * a small one every thread walks a whole row while most of the GPU idles,
  * so slices of 16 and more are split: in segments of 8 or 16 when the
  * widest fits one block of 8 warps so; else in the shortest segments (8 to

@@ -266,7 +266,7 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
     k.e = m.e;
     k.scale = m.scale;
     const int su = psl_short_words(dA, PSL_PACK_UNROLL, true);
-    const psl_dsliced &ms = dA->ts.uniform_w > 0 ? dA->ts : m; /* the short-row kernels' */
+    const psl_dsliced &ms = psl_short_params(dA);
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
     cudaError_t launched = cudaSuccess; /* the general kernel's launch call (<<<>>>: none) */
     if (su == 2 * PSL_PACK_UNROLL)
@@ -274,13 +274,11 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
             psl_packsell_short_kernel<V, FAM, 2 * PSL_PACK_UNROLL, decltype(na)::value>
                 <<<c.grid, PSL_CUDA_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
         });
-    else if (su == PSL_SHORT_SMALL) /* small matrices only: they fit L2 */
-        psl_packsell_short_kernel<V, FAM, PSL_SHORT_SMALL, false>
-            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
-    else if (su == PSL_SHORT_WIDE_SU)
-        psl_packsell_short_kernel<V, FAM, PSL_SHORT_WIDE_SU, false>
-            <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b, c.use_beta);
-    else
+    else if (!psl_with_tiny_su(su, [&](auto tsu) { /* small matrices only: they fit L2 */
+                 psl_packsell_short_kernel<V, FAM, decltype(tsu)::value, false>
+                     <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, k, c.x, c.y, c.a, c.b,
+                                                                      c.use_beta);
+             }))
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
             launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
                                                              decltype(small)::value,

@@ -192,17 +192,12 @@ static psl_status psl_sell_launch(const psl_dmatrix *dA, double alpha, const voi
 {
     const psl_dsliced &m = dA->s;
     const psl_sliced_call<V> c = psl_sliced_call_of<V>(dA, alpha, x, beta, y, workspace);
-    const int su = psl_short_words(dA, PSL_SELL_UNROLL, false);
-    const psl_dsliced &ms = dA->ts.uniform_w > 0 ? dA->ts : m; /* the short-row kernels' */
-    if (su == PSL_SHORT_SMALL || su == PSL_SHORT_WIDE_SU) {
-        if (su == PSL_SHORT_SMALL)
-            psl_sell_short_kernel<V, VT, PSL_SHORT_SMALL>
-                <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, c.x, c.y, c.a, c.b, c.use_beta);
-        else
-            psl_sell_short_kernel<V, VT, PSL_SHORT_WIDE_SU>
-                <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(ms, c.x, c.y, c.a, c.b, c.use_beta);
+    if (psl_with_tiny_su(psl_tiny_words(dA), [&](auto tsu) {
+            psl_sell_short_kernel<V, VT, decltype(tsu)::value>
+                <<<psl_tiny_grid(dA), PSL_TINY_BLOCK, 0, stream>>>(psl_short_params(dA), c.x, c.y,
+                                                                  c.a, c.b, c.use_beta);
+        }))
         return psl_sliced_end(dA, c, "SELL SpMV", stream);
-    }
     cudaError_t launched = cudaSuccess;
     psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
         launched = psl_sliced_launch<psl_sell_kernel<V, VT, decltype(cc)::value,

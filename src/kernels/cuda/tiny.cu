@@ -10,8 +10,7 @@
  * The copy costs at most lat_rows x PSL_SHORT_SMALL_MAX entries (a few MB) and
  * is made only when the slices are not already of one width.
  */
-#include "dmatrix.cuh"
-#include "sliced_row.cuh"
+#include "wide.cuh"
 
 /* dst[e] for e < n: position j of lane `lane` of slice k in the uniform
  * layout (w positions a slice) from the stored slices, pad past a slice's
@@ -61,8 +60,7 @@ psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStrea
     const int64_t w = d->max_width;
     d->ts = d->s;
     d->ts.uniform_w = 0;
-    if (!d->tiny_uniform || d->s.C != PSL_CC_FIXED || nslices <= 0 || d->nrows <= 0 ||
-        d->s.n_wblk != 0 || w < 1 || !psl_cuda_tiny_rows(d, w))
+    if (!d->tiny_uniform || nslices <= 0 || d->nrows <= 0 || w < 1 || psl_tiny_words(d) == 0)
         return PSL_OK;
     bool uniform = h_sp != NULL;
     for (int32_t k = 0; uniform && k < nslices; k++)

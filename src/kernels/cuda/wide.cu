@@ -115,7 +115,8 @@ psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t m
             if ((h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C > max_width)
                 max_width = (h_sp[k + 1] - h_sp[k]) / PSL_WIDE_C;
     d->max_width = max_width; /* the kernels' short-row path */
-    const int64_t short_max = PSL_SHORT_KERNEL && psl_cuda_tiny_rows(d, 0) ? PSL_SHORT_SMALL_MAX : 0;
+    /* the short-row kernels of small matrices take rows up to PSL_SHORT_SMALL_MAX whole */
+    const int64_t short_max = PSL_SHORT_KERNEL && d->nrows <= d->lat_rows ? PSL_SHORT_SMALL_MAX : 0;
     psl_wide_rule(d->nrows, max_width, d->wide_cl_max, short_max, &wide_min, &seg, &cl);
     if (max_width < wide_min)
         return PSL_OK;

@@ -314,20 +314,53 @@ static inline void psl_sliced_form(const psl_dmatrix *dA, size_t vec_size, F lau
         psl_with_na(dA, vec_size, [&](auto na) { launch(c32(), std::false_type(), na); });
 }
 
-/* Positions per row of the short-row kernel (every row as one predicated
- * group) that runs dA: 2 x unroll when every slice fits that and large is
- * set (PackSELL; SELL's columns and values need too many registers at full
- * occupancy), PSL_SHORT_SMALL or PSL_SHORT_WIDE_SU for a small matrix
- * whose slices fit that, else 0 (the general kernel). Never with long rows. */
+/* Whether a short-row kernel (every row as one predicated group) may run
+ * dA at all: C = 32 and no long rows. */
+static inline bool psl_short_ok(const psl_dmatrix *dA)
+{
+    return PSL_SHORT_KERNEL && dA->s.C == PSL_CC_FIXED && dA->s.n_wblk == 0;
+}
+
+/* Positions per row of the short-row kernel of a small matrix that runs
+ * dA: PSL_SHORT_SMALL or PSL_SHORT_WIDE_SU for a matrix of at most
+ * lat_rows rows whose slices fit that, else 0. */
+static inline int psl_tiny_words(const psl_dmatrix *dA)
+{
+    if (!psl_short_ok(dA) || dA->nrows > dA->lat_rows || dA->max_width > PSL_SHORT_SMALL_MAX)
+        return 0;
+    return dA->max_width <= PSL_SHORT_SMALL ? PSL_SHORT_SMALL : PSL_SHORT_WIDE_SU;
+}
+
+/* Positions per row of the short-row kernel that runs dA: 2 x unroll when
+ * every slice fits that and large is set (PackSELL; SELL's columns and
+ * values need too many registers at full occupancy), else psl_tiny_words
+ * (0: the general kernel). */
 static inline int psl_short_words(const psl_dmatrix *dA, int unroll, bool large)
 {
-    if (!PSL_SHORT_KERNEL || dA->s.C != PSL_CC_FIXED || dA->s.n_wblk != 0)
-        return 0;
-    if (large && dA->max_width <= 2 * unroll)
+    if (large && psl_short_ok(dA) && dA->max_width <= 2 * unroll)
         return 2 * unroll;
-    if (psl_cuda_tiny_rows(dA, dA->max_width))
-        return dA->max_width <= PSL_SHORT_SMALL ? PSL_SHORT_SMALL : PSL_SHORT_WIDE_SU;
-    return 0;
+    return psl_tiny_words(dA);
+}
+
+/* The kernel parameters of the short-row kernels: those of dA's uniform
+ * copy (tiny.cu) when it has one, else its own. */
+static inline const psl_dsliced &psl_short_params(const psl_dmatrix *dA)
+{
+    return dA->ts.uniform_w > 0 ? dA->ts : dA->s;
+}
+
+/* launch(su) with su = PSL_SHORT_SMALL or PSL_SHORT_WIDE_SU as a
+ * compile-time constant when su is one of them (psl_tiny_words); returns
+ * whether it called launch. */
+template <class F> static inline bool psl_with_tiny_su(int su, F launch)
+{
+    if (su == PSL_SHORT_SMALL)
+        launch(std::integral_constant<int, PSL_SHORT_SMALL>());
+    else if (su == PSL_SHORT_WIDE_SU)
+        launch(std::integral_constant<int, PSL_SHORT_WIDE_SU>());
+    else
+        return false;
+    return true;
 }
 
 /* After the launch of kernel `name` (launched: the status its launch call
