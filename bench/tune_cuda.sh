@@ -11,6 +11,9 @@
 #   TUNE_ENVS       name=VAR=value ... lines: run-time variants (environment
 #                   knobs of the library, e.g. PSL_CUDA_WIDE_CLUSTER), each run
 #                   by every build; the table's columns are build/env
+#   TUNE_PLAN       instead of every build x env x spec: "variant|name=VAR=val|spec|kernels"
+#                   lines (env part may be empty), run in that order
+#   TUNE_DEADLINE   seconds of this script after which the remaining runs are skipped
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
@@ -36,23 +39,38 @@ for v in $NAMES; do
      echo "$v: build failed" >>"$OUT/build-$v.txt") &
 done
 wait
+# the runs: "variant|env|spec|kernels" lines, from TUNE_PLAN or every
+# variant x env x spec with $KERNELS
+if [ -n "${TUNE_PLAN:-}" ]; then
+  RUNS=$TUNE_PLAN
+else
+  RUNS=$(for v in $NAMES; do
+    while IFS= read -r e; do
+      for s in "${SPECS[@]}"; do echo "$v|$e|$s|$KERNELS"; done
+    done <<<"${TUNE_ENVS:-}"
+  done)
+fi
 for v in $NAMES; do
   d=build-tune-$v
   [ -x $d/packsell ] || { echo "$v: build failed"; tail -5 "$OUT/build-$v.txt"; continue; }
   cuobjdump --dump-resource-usage $d/CMakeFiles/psl_objects.dir/src/kernels/cuda/spmv_packsell.cu.o 2>/dev/null |
     grep -o 'REG:[0-9]*\|STACK:[0-9]*' | sort | uniq -c | tr '\n' ' ' >"$OUT/regs-$v.txt"
-  while IFS= read -r e; do
-    en=${e%%=*}; ev=${e#*=}; [ "$en" = "$e" ] && ev=
-    c=$v${en:+/$en}
-    for s in "${SPECS[@]}"; do
-      echo "== $c ${V[$v]} $ev $s (packsell regs: $(cat "$OUT/regs-$v.txt"))" >>"$OUT/tune.txt"
-      env $ev $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels $KERNELS 2>&1 |
-        tee -a "$OUT/raw-${c//\//-}.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
-        awk -v v="$c" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
-      out_archive
-    done
-  done <<<"${TUNE_ENVS:-}"
-done >"$OUT/tune-progress.txt"
+done
+while IFS='|' read -r v e s k; do
+  [ -n "$v" ] || continue
+  if [ -n "${TUNE_DEADLINE:-}" ] && [ "$SECONDS" -ge "$TUNE_DEADLINE" ]; then
+    echo "deadline: skipped $v $e $s"; continue
+  fi
+  d=build-tune-$v
+  [ -x $d/packsell ] || continue
+  en=${e%%=*}; ev=${e#*=}; [ "$en" = "$e" ] && ev=
+  c=$v${en:+/$en}
+  echo "== $c ${V[$v]} $ev $s (packsell regs: $(cat "$OUT/regs-$v.txt")) at ${SECONDS}s" >>"$OUT/tune.txt"
+  env $ev $d/packsell bench "$s" --device cuda --scale rows ${TUNE_ARGS:---permute explicit} --kernels "$k" </dev/null 2>&1 |
+    tee -a "$OUT/raw-${c//\//-}.txt" | grep -E '^(packsell-|sell-|cusparse-)[a-z0-9-]+ ' |
+    awk -v v="$c" -v s="$(basename "$s")" '{printf "%s\t%s\t%s\t%s\n", v, s, $1, $6}' | tee -a "$OUT/tune.tsv"
+  out_archive
+done <<<"$RUNS" >"$OUT/tune-progress.txt"
 # table: one row per matrix x kernel, one column per variant
 python3 - "$OUT/tune.tsv" <<'PY'
 import sys, collections
