@@ -483,9 +483,7 @@ static void check_matrix(const psl_matrix *R, const char *name)
  * at upload): pass 0 as the library picks (streams by size, so these small
  * matrices stay in L1; wide slices of small matrices in clusters; short
  * rows of small matrices on their uniform copy); pass 1 the streams past L1
- * (PSL_CUDA_STREAM_NA=1), the rows of the first ~1 KB of entries with L2
- * priority evict_last (PSL_CUDA_L2_KEEP: 2e-5 of an H200's L2), the rest
- * without; pass 2 no clusters (PSL_CUDA_WIDE_CLUSTER=1: wide
+ * (PSL_CUDA_STREAM_NA=1); pass 2 no clusters (PSL_CUDA_WIDE_CLUSTER=1: wide
  * slices finished by the second kernel) and no uniform copy
  * (PSL_CUDA_TINY_UNIFORM=0: the short-row kernels read the slice offsets). */
 #define NPOLICIES 3
@@ -494,11 +492,9 @@ static void set_policy(int pass)
     unsetenv("PSL_CUDA_STREAM_NA");
     unsetenv("PSL_CUDA_WIDE_CLUSTER");
     unsetenv("PSL_CUDA_TINY_UNIFORM");
-    unsetenv("PSL_CUDA_L2_KEEP");
-    if (pass == 1) {
+    if (pass == 1)
         setenv("PSL_CUDA_STREAM_NA", "1", 1);
-        setenv("PSL_CUDA_L2_KEEP", "0.00002", 1);
-    } else if (pass == 2) {
+    else if (pass == 2) {
         setenv("PSL_CUDA_WIDE_CLUSTER", "1", 1);
         setenv("PSL_CUDA_TINY_UNIFORM", "0", 1);
     }

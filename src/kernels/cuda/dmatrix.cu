@@ -32,47 +32,10 @@ psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaSt
     return PSL_CUDA_OK(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, stream));
 }
 
-/* Lowers the L2 priority of what the SpMVs of d marked evict_last (the
- * first s.keep_end entries of its streams) back to normal, so that the
- * lines do not outlive the matrix at a priority the next user's data cannot
- * evict. One thread per 128-byte line. */
-__global__ void psl_l2_release_kernel(const char *p, int64_t lines)
-{
-    for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < lines;
-         l += (int64_t)gridDim.x * blockDim.x)
-        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + l * 128));
-}
-
-static void psl_l2_release(const void *p, int64_t bytes)
-{
-    if (!p || bytes <= 0)
-        return;
-    const int64_t lines = (bytes + 127) / 128; /* cudaMalloc'd: 256-byte aligned */
-    psl_l2_release_kernel<<<(unsigned)((lines + 255) / 256 < 4096 ? (lines + 255) / 256 : 4096),
-                                256>>>((const char *)p, lines);
-}
-
 /* Free everything a (partial) device matrix holds, and the object. */
 void psl_dmatrix_free(psl_dmatrix *d)
 {
     psl_cuda_csr_release(d);
-    if (d->s.keep_end > 0) { /* on the matrix's device; errors ignored: this only frees */
-        int cur = -1;
-        if (cudaGetDevice(&cur) == cudaSuccess && cur != d->device)
-            (void)cudaSetDevice(d->device);
-        const int64_t n = d->s.keep_end;
-        const int64_t total = d->info.stored; /* entries (words) of the streams */
-        const int64_t kept = n < total ? n : total;
-        if (d->format == PSL_FORMAT_PACKSELL) {
-            psl_l2_release(d->d_words, kept * 4);
-        } else {
-            psl_l2_release(d->d_col, kept * 4);
-            psl_l2_release(d->d_val, kept * (int64_t)psl_scalar_size(d->value_type));
-        }
-        (void)cudaDeviceSynchronize();
-        if (cur >= 0 && cur != d->device)
-            (void)cudaSetDevice(cur);
-    }
     void *arrays[] = {d->d_slice_ptr, d->d_perm,    d->d_words,   d->d_col,
                       d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val,
                       d->d_wblk,      d->d_wsl,     d->d_ckpt,    d->d_tiny};
@@ -122,17 +85,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->wblk = NULL;
     m->ckpt = NULL;
     m->uniform_w = 0;
-    {
-        const int64_t entry = A->format == PSL_FORMAT_PACKSELL
-                                  ? 4
-                                  : 4 + (int64_t)psl_scalar_size(A->value_type);
-        const double keep = d->l2_keep * (double)d->l2_bytes / (double)entry;
-        /* only where the kernels can stream it (psl_with_na): not in L2 anyway */
-        const bool streams = psl_cuda_stream_na(d, 2);
-        m->keep_end = streams && keep > 0 ? (int64_t)keep : 0;
-    }
 }
-
 
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
  * array goes up for explicit permutation too (the kernels do not read it
@@ -248,11 +201,6 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     {
         const char *na = getenv("PSL_CUDA_STREAM_NA");
         d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
-    }
-    {
-        const char *kp = getenv("PSL_CUDA_L2_KEEP");
-        const double v = kp && kp[0] ? strtod(kp, NULL) : PSL_L2_KEEP;
-        d->l2_keep = v > 0 && v <= 1 ? v : 0; /* a fraction of L2; anything else: off */
     }
     {
         const char *tu = getenv("PSL_CUDA_TINY_UNIFORM");

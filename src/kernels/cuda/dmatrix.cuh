@@ -54,12 +54,6 @@ struct psl_dsliced {
      * at (i / C) * C * uniform_w + i % C and no slice offset is loaded (the
      * short-row kernels of small matrices, on psl_dmatrix.ts) */
     int32_t uniform_w;
-    /* Rows whose first entry index is below keep_end load their streams
-     * with L2 priority evict_last, where the matrix streams from DRAM
-     * (psl_cuda_stream_na): about psl_dmatrix.l2_keep of the L2 cache stays
-     * filled with the matrix's first entries from one SpMV to the next
-     * instead of being evicted before it is read again. 0: none. */
-    int64_t keep_end;
 };
 
 /*
@@ -74,7 +68,6 @@ struct psl_dmatrix {
     int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
     int64_t l2_bytes; /* the device's L2 cache */
     int stream_na;    /* psl_cuda_stream_na forced by PSL_CUDA_STREAM_NA: 0 or 1; -1 by size */
-    double l2_keep;   /* fraction of l2_bytes kept for the matrix (s.keep_end; PSL_CUDA_L2_KEEP) */
     int wide_cl_max;  /* largest cluster for wide slices: PSL_WIDE_CLUSTER_MAX on sm_90+
                        * (PSL_CUDA_WIDE_CLUSTER lowers it), 1 without cluster launch */
     psl_matrix_info info;
@@ -226,14 +219,6 @@ static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
  * crossover lies between 42.7 MB of matrix and vectors (slower past L1)
  * and 50.6 MB (faster) (bench/NOTES.md, "cache policy"). */
 #define PSL_STREAM_NA_L2 0.9
-/* Fraction of the L2 cache that a matrix streamed from DRAM keeps filled
- * with its first entries between SpMVs (psl_dsliced.keep_end; environment
- * PSL_CUDA_L2_KEEP overrides it, 0 turns it off). Plain LRU keeps the end
- * of the previous SpMV's stream, which the next one evicts before reading
- * it; evict_last on a fixed first part turns that part into L2 hits. */
-#ifndef PSL_L2_KEEP
-#define PSL_L2_KEEP 0.0
-#endif
 static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
 {
     if (dA->stream_na >= 0) /* PSL_CUDA_STREAM_NA */

@@ -61,7 +61,7 @@ __device__ __forceinline__ uint32_t psl_pack_dmask2(const psl_pack_codec &k)
 /* Load U word positions of one row from p (position stride C; immediate
  * offsets when C is compiled in); only the first n when n < U, the others
  * read as 0 (flag 0, delta 0: they change nothing). */
-template <int NA, int CC, int U>
+template <bool NA, int CC, int U>
 __device__ __forceinline__ void psl_pack_load(const uint32_t *__restrict__ p, uint32_t C,
                                               uint32_t (&w)[U], uint32_t n = U)
 {
@@ -127,7 +127,7 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[U], uint32_t &c
  * words past r read as 0 (flag 0), so every x load of the tail is issued
  * before the first is used -- one round trip to memory for the words and
  * one for x, where two groups of U would wait for x twice. */
-template <class V, int FAM, int CC, int U, bool FUSED, int NA>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA>
 __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, uint32_t r,
                                               uint32_t C, uint32_t &c2, typename V::acc &t,
                                               const typename V::elem *__restrict__ x,
@@ -156,7 +156,7 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
  * their own x gathers (PSL_PACK_PIPE_*). (Unrolling 8 deep and a TMA bulk
  * prefetch of each slice into L2 were measured and are slower:
  * bench/NOTES.md.) */
-template <class V, int FAM, int CC, int U, bool FUSED, int NA, int PIPE = 0>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -164,25 +164,7 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
     uint32_t j = 0;
-    if (PIPE == 2 && U < width) { /* every group, the last (predicated) one too */
-        uint32_t w[U];
-        psl_pack_load<NA, CC, U>(p, C, w);
-        for (;;) {
-            j += U;
-            p += U * stride;
-            if (j >= width) {
-                psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-                return;
-            }
-            uint32_t nw[U];
-            psl_pack_load<NA, CC, U>(p, C, nw, width - j);
-            psl_pack_use<V, FAM, U>(w, c2, t, x, k);
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                w[u] = nw[u];
-        }
-    }
-    if (PIPE == 1 && 2 * U < width) { /* the next group's words in flight during this one's x */
+    if (PIPE && 2 * U < width) { /* the next group's words in flight during this one's x */
         uint32_t w[U];
         psl_pack_load<NA, CC, U>(p, C, w);
         for (;;) {
@@ -220,7 +202,7 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
  * at once, so it trades occupancy for a shorter chain of round trips --
  * groups of PSL_LAT_UNROLL and the last up to 2 x PSL_LAT_UNROLL words
  * loaded together. */
-template <class V, int FAM, int CC, bool LAT, int NA>
+template <class V, int FAM, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
@@ -230,9 +212,9 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     constexpr int U = LAT ? PSL_LAT_UNROLL : PSL_PACK_UNROLL;
     /* pipelining pays where the words come from DRAM (NA: the matrix outgrows
      * L2); on HPCG 64^3, in L2, it cost E8M21 4% */
-    constexpr int PIPE = LAT || !NA ? 0 : (FAM == PSL_FAM_E8 ? PSL_PACK_PIPE_E8
+    constexpr bool PIPE = !LAT && NA && (FAM == PSL_FAM_E8 ? PSL_PACK_PIPE_E8
                                    : FAM == PSL_FAM_F16 ? PSL_PACK_PIPE_F16
-                                                        : 0);
+                                                        : false);
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     psl_sliced_rows<V, CC>(
         m, y, a, b, use_beta, part,
@@ -242,13 +224,8 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                                                              __ldg(m.ckpt + g.ckpt), t, x, k);
         },
         [&](uint32_t i, const psl_row_slot &r, ACC &t) {
-            const uint32_t c2 = psl_pack_start_c2(m, i);
-            if (NA && r.first < m.keep_end) /* the part kept in L2 (psl_dsliced.keep_end) */
-                psl_pack_row<V, FAM, CC, U, LAT, NA ? PSL_LD_KEEP : PSL_LD_RO, PIPE>(
-                    m.words + r.first, r.width, C, c2, t, x, k);
-            else
-                psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C, c2, t,
-                                                           x, k);
+            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C,
+                                                 psl_pack_start_c2(m, i), t, x, k);
         });
 }
 
@@ -260,7 +237,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
  * SU = 2 x PSL_PACK_UNROLL at full occupancy; SU = PSL_SHORT_SMALL (16) for
  * small matrices only (they need no occupancy; on large ones, at half the
  * resident threads, it was measured 8-18% slower). */
-template <class V, int FAM, int SU, int NA>
+template <class V, int FAM, int SU, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, SU <= 2 * PSL_PACK_UNROLL ? PSL_CUDA_MINB_FOR(V)
                                                                            : PSL_LAT_MINB)
     psl_packsell_short_kernel(psl_dsliced m, psl_pack_codec k,

@@ -24,7 +24,7 @@
 template <int VT> struct psl_sell_val;
 template <> struct psl_sell_val<PSL_FP64> {
     typedef double raw_t;
-    template <int NA>
+    template <bool NA>
     static __device__ __forceinline__ double raw(const void *v, int64_t k)
     {
         return psl_ld_stream<NA>((const double *)v + k);
@@ -33,7 +33,7 @@ template <> struct psl_sell_val<PSL_FP64> {
 };
 template <> struct psl_sell_val<PSL_FP32> {
     typedef float raw_t;
-    template <int NA>
+    template <bool NA>
     static __device__ __forceinline__ float raw(const void *v, int64_t k)
     {
         return psl_ld_stream<NA>((const float *)v + k);
@@ -42,7 +42,7 @@ template <> struct psl_sell_val<PSL_FP32> {
 };
 template <> struct psl_sell_val<PSL_FP16> {
     typedef unsigned short raw_t;
-    template <int NA>
+    template <bool NA>
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
         return psl_ld_stream<NA>((const unsigned short *)v + k);
@@ -54,7 +54,7 @@ template <> struct psl_sell_val<PSL_FP16> {
 };
 template <> struct psl_sell_val<PSL_BF16> {
     typedef unsigned short raw_t;
-    template <int NA>
+    template <bool NA>
     static __device__ __forceinline__ unsigned short raw(const void *v, int64_t k)
     {
         return psl_ld_stream<NA>((const unsigned short *)v + k);
@@ -73,7 +73,7 @@ template <int VT, int U> struct psl_sell_group {
 
 /* Load U positions of one row from entry index q (position stride C;
  * immediate offsets when C is compiled in), only the first n when n < U. */
-template <int NA, int VT, int CC, int U>
+template <bool NA, int VT, int CC, int U>
 __device__ __forceinline__ void psl_sell_load(int64_t q, uint32_t C, const psl_dsliced &m,
                                               psl_sell_group<VT, U> &g, uint32_t n = U)
 {
@@ -124,7 +124,7 @@ __device__ __forceinline__ void psl_sell_use(const psl_sell_group<VT, U> &g, typ
  * psl_pack_row, the last two groups are not loaded together: with columns
  * and values that is 16 more live registers, and measured slower
  * (bench/NOTES.md). */
-template <class V, int VT, int CC, int NA, int U = PSL_SELL_UNROLL>
+template <class V, int VT, int CC, bool NA, int U = PSL_SELL_UNROLL>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
                                              typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
@@ -147,7 +147,7 @@ __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t
 /* The general kernel (psl_sliced_rows: long-row blocks first, then a
  * thread per row). LAT (small matrices, C = 32: every thread resident at
  * once) unrolls PSL_LAT_UNROLL deep under a looser register cap. */
-template <class V, int VT, int CC, bool LAT, int NA>
+template <class V, int VT, int CC, bool LAT, bool NA>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_sell_kernel(psl_dsliced m, const typename V::elem *__restrict__ x,
                     typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
@@ -162,11 +162,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
             psl_sell_row<V, VT, CC, NA, U>(g.q, g.n, C, t, x, m);
         },
         [&](uint32_t, const psl_row_slot &r, ACC &t) {
-            if (NA && r.first < m.keep_end) /* the part kept in L2 (psl_dsliced.keep_end) */
-                psl_sell_row<V, VT, CC, NA ? PSL_LD_KEEP : PSL_LD_RO, U>(r.first, r.width, C, t,
-                                                                          x, m);
-            else
-                psl_sell_row<V, VT, CC, NA, U>(r.first, r.width, C, t, x, m);
+            psl_sell_row<V, VT, CC, NA, U>(r.first, r.width, C, t, x, m);
         });
 }
 

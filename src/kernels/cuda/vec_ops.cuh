@@ -36,42 +36,17 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
     return psl_add(t, psl_mul(v, x));
 }
 
-/* A load of the matrix's streams (words, columns, values), in one of three
- * modes: PSL_LD_RO through the read-only path (__ldg) when the matrix stays
- * in L2 between SpMVs; PSL_LD_NA not allocated in L1
- * (ld.global.nc.L1::no_allocate), so that L1 holds the x gathers, when it
- * streams from DRAM; PSL_LD_KEEP the same with L2 priority evict_last, for
- * the first part of a streamed matrix that is to stay in L2 from one SpMV
- * to the next (psl_dsliced.keep_end). Measured (bench/NOTES.md, "cache
- * policy"): no_allocate makes matrices larger than L2 7-18% faster and
- * those that fit in it 7-47% slower; the dispatcher picks by size
- * (psl_cuda_stream_na). PSL_STREAM_REST_EF (experiment): the rest of a
- * streamed matrix with L2 priority evict_first. */
-enum { PSL_LD_RO = 0, PSL_LD_NA = 1, PSL_LD_KEEP = 2 };
-#ifndef PSL_STREAM_REST_EF
-#define PSL_STREAM_REST_EF 0
-#endif
-/* The L2 priority goes with a cache policy (createpolicy; sm_90 has the
- * .L2::evict_* qualifiers of ld only for 256-bit loads). */
-#define PSL_LD_POLICY_PTX(PRIO, PTX_TYPE)                                                        \
-    "{ .reg .b64 pol; createpolicy.fractional.L2::" PRIO ".b64 pol, 1.0; "                      \
-    "ld.global.nc.L1::no_allocate.L2::cache_hint." PTX_TYPE " %0, [%1], pol; }"
-#if PSL_STREAM_REST_EF
-#define PSL_LD_NA_PTX(PTX_TYPE) PSL_LD_POLICY_PTX("evict_first", PTX_TYPE)
-#else
-#define PSL_LD_NA_PTX(PTX_TYPE) "ld.global.nc.L1::no_allocate." PTX_TYPE " %0, [%1];"
-#endif
+/* A load of the matrix's streams (words, columns, values): through the
+ * read-only path (__ldg) when the matrix stays in L2 between SpMVs, else
+ * not allocated in L1 (ld.global.nc.L1::no_allocate), so that L1 holds the
+ * x gathers. Measured (bench/NOTES.md, "cache policy"): no_allocate makes
+ * matrices larger than L2 7-18% faster and those that fit in it 7-47%
+ * slower; the dispatcher picks by size (psl_cuda_stream_na). */
 #define PSL_DEFINE_LD_NA(T, PTX_TYPE, CONSTRAINT)                                                \
     __device__ __forceinline__ T psl_ld_na(const T *p)                                          \
     {                                                                                           \
         T r;                                                                                    \
-        asm(PSL_LD_NA_PTX(PTX_TYPE) : CONSTRAINT(r) : "l"(p));                                  \
-        return r;                                                                               \
-    }                                                                                           \
-    __device__ __forceinline__ T psl_ld_keep(const T *p)                                        \
-    {                                                                                           \
-        T r;                                                                                    \
-        asm(PSL_LD_POLICY_PTX("evict_last", PTX_TYPE) : CONSTRAINT(r) : "l"(p));                \
+        asm("ld.global.nc.L1::no_allocate." PTX_TYPE " %0, [%1];" : CONSTRAINT(r) : "l"(p));    \
         return r;                                                                               \
     }
 PSL_DEFINE_LD_NA(uint32_t, "u32", "=r")
@@ -80,9 +55,9 @@ PSL_DEFINE_LD_NA(unsigned short, "u16", "=h")
 PSL_DEFINE_LD_NA(float, "f32", "=f")
 PSL_DEFINE_LD_NA(double, "f64", "=d")
 #undef PSL_DEFINE_LD_NA
-template <int MODE, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
+template <bool NA, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
 {
-    return MODE == PSL_LD_KEEP ? psl_ld_keep(p) : MODE == PSL_LD_NA ? psl_ld_na(p) : __ldg(p);
+    return NA ? psl_ld_na(p) : __ldg(p);
 }
 
 /* Vector kinds. elem: storage of x and y; acc: accumulation type.
