@@ -148,6 +148,25 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
         psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
 }
 
+#ifndef PSL_PACK_PREFETCH
+#define PSL_PACK_PREFETCH 0
+#endif
+/* L2 prefetch (experiment, PSL_PACK_PREFETCH = PF groups ahead; C = 32
+ * only, where position j of a slice is one 128-byte line and lane l of the
+ * warp is row l): lane l < n asks for the line of position `from + l`, p
+ * being this thread's word at position j. No registers are held for it,
+ * so more of the matrix is in flight than the loads' registers allow. */
+template <int CC>
+__device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j, uint32_t from,
+                                                  uint32_t n, uint32_t width)
+{
+    if (CC != 32)
+        return;
+    const uint32_t lane = threadIdx.x & 31u;
+    if (lane < n && from + lane < width)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p - lane + (from - j + lane) * 32u));
+}
+
 /* The whole row: width positions from p, U at a time while more than 2U
  * are left, then the last (up to 2U) with both groups' loads in flight
  * together, predicated: short rows are latency-bound, so a row of 5 or 7
@@ -163,13 +182,18 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
                                              const psl_pack_codec &k)
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
+    constexpr int PF = NA ? PSL_PACK_PREFETCH : 0;
     uint32_t j = 0;
+    if (PF > 0 && 2 * U < width)
+        psl_pack_prefetch<CC>(p, 0, U, PF * U, width);
     if (PIPE && 2 * U < width) { /* the next group's words in flight during this one's x */
         uint32_t w[U];
         psl_pack_load<NA, CC, U>(p, C, w);
         for (;;) {
             j += U;
             p += U * stride;
+            if (PF > 0)
+                psl_pack_prefetch<CC>(p, j, j + PF * U, U, width);
             if (j + 2 * U >= width) {
                 psl_pack_use<V, FAM, U>(w, c2, t, x, k);
                 break;
@@ -184,6 +208,8 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
     }
     for (; j + 2 * U < width; j += U, p += U * stride) {
         uint32_t w[U];
+        if (PF > 0 && j > 0)
+            psl_pack_prefetch<CC>(p, j, j + PF * U, U, width);
         psl_pack_load<NA, CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
