@@ -483,7 +483,8 @@ static void check_matrix(const psl_matrix *R, const char *name)
  * at upload): pass 0 as the library picks (streams by size, so these small
  * matrices stay in L1; wide slices of small matrices in clusters; short
  * rows of small matrices on their uniform copy); pass 1 the streams past L1
- * (PSL_CUDA_STREAM_NA=1); pass 2 no clusters (PSL_CUDA_WIDE_CLUSTER=1: wide
+ * (PSL_CUDA_STREAM_NA=1), PackSELL FP16 in its form for an x larger than L2
+ * (PSL_CUDA_WORD_PREFETCH=1: words prefetched and pipelined); pass 2 no clusters (PSL_CUDA_WIDE_CLUSTER=1: wide
  * slices finished by the second kernel) and no uniform copy
  * (PSL_CUDA_TINY_UNIFORM=0: the short-row kernels read the slice offsets). */
 #define NPOLICIES 3
@@ -492,9 +493,11 @@ static void set_policy(int pass)
     unsetenv("PSL_CUDA_STREAM_NA");
     unsetenv("PSL_CUDA_WIDE_CLUSTER");
     unsetenv("PSL_CUDA_TINY_UNIFORM");
-    if (pass == 1)
+    unsetenv("PSL_CUDA_WORD_PREFETCH");
+    if (pass == 1) {
         setenv("PSL_CUDA_STREAM_NA", "1", 1);
-    else if (pass == 2) {
+        setenv("PSL_CUDA_WORD_PREFETCH", "1", 1);
+    } else if (pass == 2) {
         setenv("PSL_CUDA_WIDE_CLUSTER", "1", 1);
         setenv("PSL_CUDA_TINY_UNIFORM", "0", 1);
     }

@@ -201,6 +201,8 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     {
         const char *na = getenv("PSL_CUDA_STREAM_NA");
         d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
+        const char *pf = getenv("PSL_CUDA_WORD_PREFETCH");
+        d->word_prefetch = pf && pf[0] ? strcmp(pf, "0") != 0 : -1;
     }
     {
         const char *tu = getenv("PSL_CUDA_TINY_UNIFORM");

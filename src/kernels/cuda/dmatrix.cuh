@@ -68,6 +68,7 @@ struct psl_dmatrix {
     int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
     int64_t l2_bytes; /* the device's L2 cache */
     int stream_na;    /* psl_cuda_stream_na forced by PSL_CUDA_STREAM_NA: 0 or 1; -1 by size */
+    int word_prefetch; /* psl_cuda_word_prefetch forced by PSL_CUDA_WORD_PREFETCH: 0/1; -1 by size */
     int wide_cl_max;  /* largest cluster for wide slices: PSL_WIDE_CLUSTER_MAX on sm_90+
                        * (PSL_CUDA_WIDE_CLUSTER lowers it), 1 without cluster launch */
     psl_matrix_info info;
@@ -225,6 +226,23 @@ static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
         return dA->stream_na == 1;
     const double bytes = (double)dA->info.bytes + (double)vec_size * (dA->nrows + dA->ncols);
     return dA->l2_bytes > 0 && bytes > PSL_STREAM_NA_L2 * (double)dA->l2_bytes;
+}
+
+/* Whether PackSELL's general FP16 kernel, where it streams dA, takes the
+ * form for an x of ncols x vec_size bytes that outgrows PSL_PREFETCH_X_L2
+ * of the L2 cache (the words prefetched into L2 ahead and pipelined:
+ * spmv_packsell.cu). Measured on the H200 (bench/NOTES.md, eighth
+ * session): faster with x of 33.5 MB (0.64 of L2), slower with x of
+ * 4-8 MB. */
+#ifndef PSL_PREFETCH_X_L2
+#define PSL_PREFETCH_X_L2 0.5
+#endif
+static inline bool psl_cuda_word_prefetch(const psl_dmatrix *dA, size_t vec_size)
+{
+    if (dA->word_prefetch >= 0) /* PSL_CUDA_WORD_PREFETCH */
+        return dA->word_prefetch == 1;
+    return dA->l2_bytes > 0 &&
+           (double)vec_size * (double)dA->ncols > PSL_PREFETCH_X_L2 * (double)dA->l2_bytes;
 }
 
 /* Whether the SELL/PackSELL kernels of dA take their small-matrix form

@@ -148,14 +148,20 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
         psl_pack_use<V, FAM, U>(w1, c2, t, x, k);
 }
 
+/* The FP16 general kernel where x outgrows L2 (psl_cuda_word_prefetch):
+ * every group also asks L2 for the words PSL_PACK_PREFETCH groups ahead
+ * (C = 32, where position j of a slice is one 128-byte line and lane l of
+ * the warp is row l: lane l < n prefetches the line of position from + l;
+ * p is this thread's word at position j). No registers are held for it,
+ * so more of the matrix is in flight than the loads' registers allow
+ * while the x gathers, which then miss L2 too, lengthen each row's chain.
+ * Measured (bench/NOTES.md, eighth session): HPCG_8_8_8 FP16 (x 33.5 MB)
+ * 532 -> 497 us with the FP16 pipelining; but 12% slower where x stays in
+ * L2 (HPCG_7_7_7 58.9 -> 65.8 us), and no gain for E8M21 (pipelined
+ * already), so only this form has it. */
 #ifndef PSL_PACK_PREFETCH
-#define PSL_PACK_PREFETCH 0
+#define PSL_PACK_PREFETCH 2
 #endif
-/* L2 prefetch (experiment, PSL_PACK_PREFETCH = PF groups ahead; C = 32
- * only, where position j of a slice is one 128-byte line and lane l of the
- * warp is row l): lane l < n asks for the line of position `from + l`, p
- * being this thread's word at position j. No registers are held for it,
- * so more of the matrix is in flight than the loads' registers allow. */
 template <int CC>
 __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j, uint32_t from,
                                                   uint32_t n, uint32_t width)
@@ -172,17 +178,17 @@ __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j,
  * together, predicated: short rows are latency-bound, so a row of 5 or 7
  * words costs one round trip to memory instead of two or four. PIPE: the
  * groups before the last 2U positions load their successor's words before
- * their own x gathers (PSL_PACK_PIPE_*). (Unrolling 8 deep and a TMA bulk
+ * their own x gathers (PSL_PACK_PIPE_*). PF > 0: L2 prefetch PF groups
+ * ahead (psl_pack_prefetch). (Unrolling 8 deep and a TMA bulk
  * prefetch of each slice into L2 were measured and are slower:
  * bench/NOTES.md.) */
-template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false>
+template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false, int PF = 0>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,
                                              uint32_t C, uint32_t c2, typename V::acc &t,
                                              const typename V::elem *__restrict__ x,
                                              const psl_pack_codec &k)
 {
     const uint32_t stride = CC ? (uint32_t)CC : C;
-    constexpr int PF = NA ? PSL_PACK_PREFETCH : 0;
     uint32_t j = 0;
     if (PF > 0 && 2 * U < width)
         psl_pack_prefetch<CC>(p, 0, U, PF * U, width);
@@ -228,7 +234,7 @@ __device__ __forceinline__ uint32_t psl_pack_start_c2(const psl_dsliced &m, uint
  * at once, so it trades occupancy for a shorter chain of round trips --
  * groups of PSL_LAT_UNROLL and the last up to 2 x PSL_LAT_UNROLL words
  * loaded together. */
-template <class V, int FAM, int CC, bool LAT, bool NA>
+template <class V, int FAM, int CC, bool LAT, bool NA, bool XL = false>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_MINB_FOR(V))
     psl_packsell_kernel(psl_dsliced m, psl_pack_codec k, const typename V::elem *__restrict__ x,
                         typename V::elem *__restrict__ y, typename V::acc a, typename V::acc b,
@@ -239,8 +245,9 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
     /* pipelining pays where the words come from DRAM (NA: the matrix outgrows
      * L2); on HPCG 64^3, in L2, it cost E8M21 4% */
     constexpr bool PIPE = !LAT && NA && (FAM == PSL_FAM_E8 ? PSL_PACK_PIPE_E8
-                                   : FAM == PSL_FAM_F16 ? PSL_PACK_PIPE_F16
+                                   : FAM == PSL_FAM_F16 ? PSL_PACK_PIPE_F16 || XL
                                                         : false);
+    constexpr int PF = XL ? PSL_PACK_PREFETCH : 0; /* the launcher sets XL for FP16 only */
     const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
     psl_sliced_rows<V, CC>(
         m, y, a, b, use_beta, part,
@@ -250,7 +257,7 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, LAT ? PSL_LAT_MINB : PSL_CUDA_
                                                              __ldg(m.ckpt + g.ckpt), t, x, k);
         },
         [&](uint32_t i, const psl_row_slot &r, ACC &t) {
-            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE>(m.words + r.first, r.width, C,
+            psl_pack_row<V, FAM, CC, U, LAT, NA, PIPE, PF>(m.words + r.first, r.width, C,
                                                  psl_pack_start_c2(m, i), t, x, k);
         });
 }
@@ -306,10 +313,16 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
                                                                       c.use_beta);
              }))
         psl_sliced_form(dA, sizeof(typename V::elem), [&](auto cc, auto small, auto na) {
-            launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, decltype(cc)::value,
-                                                             decltype(small)::value,
-                                                             decltype(na)::value>>(
-                dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+            constexpr int CCV = decltype(cc)::value;
+            constexpr bool SMALL = decltype(small)::value, NA = decltype(na)::value;
+            /* the form for x outgrowing L2: FP16, C = 32, streamed */
+            constexpr bool XL = FAM == PSL_FAM_F16 && CCV == PSL_CC_FIXED && !SMALL && NA;
+            if (XL && psl_cuda_word_prefetch(dA, sizeof(typename V::elem)))
+                launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, CCV, SMALL, NA, XL>>(
+                    dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
+            else
+                launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, CCV, SMALL, NA>>(
+                    dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
         });
     return psl_sliced_end(dA, c, "PackSELL SpMV", stream, launched);
 }
