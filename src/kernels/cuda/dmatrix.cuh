@@ -232,10 +232,10 @@ static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
  * form for an x of ncols x vec_size bytes that outgrows PSL_PREFETCH_X_L2
  * of the L2 cache (the words prefetched into L2 ahead and pipelined:
  * spmv_packsell.cu). Measured on the H200 (bench/NOTES.md, eighth
- * session): faster with x of 33.5 MB (0.64 of L2), slower with x of
- * 4-8 MB. */
+ * session): 4-7% faster with x of 16.8 and 33.5 MB (0.32 and 0.64 of
+ * L2), 9% slower with x of 4.2 MB (0.08). */
 #ifndef PSL_PREFETCH_X_L2
-#define PSL_PREFETCH_X_L2 0.5
+#define PSL_PREFETCH_X_L2 0.25
 #endif
 static inline bool psl_cuda_word_prefetch(const psl_dmatrix *dA, size_t vec_size)
 {
