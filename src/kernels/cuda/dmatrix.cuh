@@ -229,20 +229,29 @@ static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
 }
 
 /* Whether PackSELL's general FP16 kernel, where it streams dA, takes the
- * form for an x of ncols x vec_size bytes that outgrows PSL_PREFETCH_X_L2
- * of the L2 cache (the words prefetched into L2 ahead and pipelined:
- * spmv_packsell.cu). Measured on the H200 (bench/NOTES.md, eighth
- * session): 4-7% faster with x of 16.8 and 33.5 MB (0.32 and 0.64 of
- * L2), 9% slower with x of 4.2 MB (0.08). */
+ * form for an x that streams from DRAM once (the words prefetched into L2
+ * ahead and pipelined: spmv_packsell.cu): x (ncols x vec_size bytes) larger
+ * than PSL_PREFETCH_X_L2 of the L2 cache, while the columns of rows near
+ * each other lie within a band (2 x kleft, the lower bandwidth) of x that
+ * fits PSL_PREFETCH_BAND_L2 of it, so that each x line is read from DRAM
+ * about once and each row's chain of round trips is what limits it.
+ * Measured on the H200 (bench/NOTES.md, eighth session): HPCG_8_8_8 and
+ * HPCG_8_8_7 (x 33.5 and 16.8 MB, band 263 KB) 6-7% faster, lap3d_256 4%;
+ * but HPCG_8_7_7 (x 8.4 MB) 7% slower and random rows with x of 16 MB
+ * (band = x) 7% slower. */
 #ifndef PSL_PREFETCH_X_L2
 #define PSL_PREFETCH_X_L2 0.25
+#endif
+#ifndef PSL_PREFETCH_BAND_L2
+#define PSL_PREFETCH_BAND_L2 0.125
 #endif
 static inline bool psl_cuda_word_prefetch(const psl_dmatrix *dA, size_t vec_size)
 {
     if (dA->word_prefetch >= 0) /* PSL_CUDA_WORD_PREFETCH */
         return dA->word_prefetch == 1;
-    return dA->l2_bytes > 0 &&
-           (double)vec_size * (double)dA->ncols > PSL_PREFETCH_X_L2 * (double)dA->l2_bytes;
+    const double l2 = (double)dA->l2_bytes;
+    return l2 > 0 && (double)vec_size * (double)dA->ncols > PSL_PREFETCH_X_L2 * l2 &&
+           2.0 * (double)vec_size * (double)dA->info.kleft <= PSL_PREFETCH_BAND_L2 * l2;
 }
 
 /* Whether the SELL/PackSELL kernels of dA take their small-matrix form
