@@ -162,6 +162,10 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
 #ifndef PSL_PACK_PREFETCH
 #define PSL_PACK_PREFETCH 2
 #endif
+/* experiment: the E8 family takes that form too */
+#ifndef PSL_PACK_XL_E8
+#define PSL_PACK_XL_E8 0
+#endif
 template <int CC>
 __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j, uint32_t from,
                                                   uint32_t n, uint32_t width)
@@ -316,7 +320,8 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
             constexpr int CCV = decltype(cc)::value;
             constexpr bool SMALL = decltype(small)::value, NA = decltype(na)::value;
             /* the form for x outgrowing L2: FP16, C = 32, streamed */
-            constexpr bool XL = FAM == PSL_FAM_F16 && CCV == PSL_CC_FIXED && !SMALL && NA;
+            constexpr bool XL = (FAM == PSL_FAM_F16 || (FAM == PSL_FAM_E8 && PSL_PACK_XL_E8)) &&
+                                CCV == PSL_CC_FIXED && !SMALL && NA;
             if (XL && psl_cuda_word_prefetch(dA, sizeof(typename V::elem)))
                 launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, CCV, SMALL, NA, XL>>(
                     dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
