@@ -157,14 +157,11 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
  * while the x gathers, which then miss L2 too, lengthen each row's chain.
  * Measured (bench/NOTES.md, eighth session): HPCG_8_8_8 FP16 (x 33.5 MB)
  * 532 -> 497 us with the FP16 pipelining; but 12% slower where x stays in
- * L2 (HPCG_7_7_7 58.9 -> 65.8 us), and no gain for E8M21 (pipelined
- * already), so only this form has it. */
+ * L2 (HPCG_7_7_7 58.9 -> 65.8 us), and no gain for E8M21 on HPCG_8_8_8
+ * (pipelined already; with or instead of the pipelining, 2 or 4 groups
+ * ahead: 629-634 against 632 us), so only FP16 has it. */
 #ifndef PSL_PACK_PREFETCH
 #define PSL_PACK_PREFETCH 2
-#endif
-/* experiment: the E8 family takes that form too */
-#ifndef PSL_PACK_XL_E8
-#define PSL_PACK_XL_E8 0
 #endif
 template <int CC>
 __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j, uint32_t from,
@@ -320,8 +317,7 @@ static psl_status psl_pack_launch(const psl_dmatrix *dA, double alpha, const voi
             constexpr int CCV = decltype(cc)::value;
             constexpr bool SMALL = decltype(small)::value, NA = decltype(na)::value;
             /* the form for x outgrowing L2: FP16, C = 32, streamed */
-            constexpr bool XL = (FAM == PSL_FAM_F16 || (FAM == PSL_FAM_E8 && PSL_PACK_XL_E8)) &&
-                                CCV == PSL_CC_FIXED && !SMALL && NA;
+            constexpr bool XL = FAM == PSL_FAM_F16 && CCV == PSL_CC_FIXED && !SMALL && NA;
             if (XL && psl_cuda_word_prefetch(dA, sizeof(typename V::elem)))
                 launched = psl_sliced_launch<psl_packsell_kernel<V, FAM, CCV, SMALL, NA, XL>>(
                     dA, c, stream, m, k, c.x, c.y, c.a, c.b, c.use_beta, c.part);
