@@ -151,8 +151,9 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
 /* The FP16 general kernel where x outgrows L2 (psl_cuda_word_prefetch):
  * every group also asks L2 for the words PSL_PACK_PREFETCH groups ahead
  * (C = 32, where position j of a slice is one 128-byte line and lane l of
- * the warp is row l: lane l < n prefetches the line of position from + l;
- * p is this thread's word at position j). No registers are held for it,
+ * the warp is row l: lane l < n prefetches the line of the position
+ * ahead + l positions past p, this thread's word, if fewer than `left`
+ * positions are left from p). No registers are held for it,
  * so more of the matrix is in flight than the loads' registers allow
  * while the x gathers, which then miss L2 too, lengthen each row's chain.
  * Measured (bench/NOTES.md, eighth session): HPCG_8_8_8 FP16 (x 33.5 MB)
@@ -164,14 +165,14 @@ __device__ __forceinline__ void psl_pack_tail(const uint32_t *__restrict__ p, ui
 #define PSL_PACK_PREFETCH 2
 #endif
 template <int CC>
-__device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j, uint32_t from,
-                                                  uint32_t n, uint32_t width)
+__device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t ahead, uint32_t n,
+                                                  uint32_t left)
 {
     if (CC != 32)
         return;
     const uint32_t lane = threadIdx.x & 31u;
-    if (lane < n && from + lane < width)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(p - lane + (from - j + lane) * 32u));
+    if (lane < n && ahead + lane < left)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p - lane + (ahead + lane) * 32u));
 }
 
 /* The whole row: width positions from p, U at a time while more than 2U
@@ -179,8 +180,8 @@ __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t j,
  * together, predicated: short rows are latency-bound, so a row of 5 or 7
  * words costs one round trip to memory instead of two or four. PIPE: the
  * groups before the last 2U positions load their successor's words before
- * their own x gathers (PSL_PACK_PIPE_*). PF > 0: L2 prefetch PF groups
- * ahead (psl_pack_prefetch). (Unrolling 8 deep and a TMA bulk
+ * their own x gathers (PSL_PACK_PIPE_*); PF > 0 (with PIPE): they also
+ * prefetch the words PF groups ahead into L2 (psl_pack_prefetch). (Unrolling 8 deep and a TMA bulk
  * prefetch of each slice into L2 were measured and are slower:
  * bench/NOTES.md.) */
 template <class V, int FAM, int CC, int U, bool FUSED, bool NA, bool PIPE = false, int PF = 0>
@@ -189,18 +190,19 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
                                              const typename V::elem *__restrict__ x,
                                              const psl_pack_codec &k)
 {
+    static_assert(PF == 0 || PIPE, "the prefetch runs in the pipelined loop");
     const uint32_t stride = CC ? (uint32_t)CC : C;
     uint32_t j = 0;
-    if (PF > 0 && 2 * U < width)
-        psl_pack_prefetch<CC>(p, 0, U, PF * U, width);
     if (PIPE && 2 * U < width) { /* the next group's words in flight during this one's x */
+        if (PF > 0) /* the PF groups after the first */
+            psl_pack_prefetch<CC>(p, U, PF * U, width);
         uint32_t w[U];
         psl_pack_load<NA, CC, U>(p, C, w);
         for (;;) {
             j += U;
             p += U * stride;
             if (PF > 0)
-                psl_pack_prefetch<CC>(p, j, j + PF * U, U, width);
+                psl_pack_prefetch<CC>(p, PF * U, U, width - j);
             if (j + 2 * U >= width) {
                 psl_pack_use<V, FAM, U>(w, c2, t, x, k);
                 break;
@@ -215,8 +217,6 @@ __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uin
     }
     for (; j + 2 * U < width; j += U, p += U * stride) {
         uint32_t w[U];
-        if (PF > 0 && j > 0)
-            psl_pack_prefetch<CC>(p, j, j + PF * U, U, width);
         psl_pack_load<NA, CC, U>(p, C, w);
         psl_pack_use<V, FAM, U>(w, c2, t, x, k);
     }
