@@ -175,6 +175,15 @@ static int psl_cuda_max_cluster(void)
 }
 #endif
 
+/* A kernel-form switch of the environment, read at upload: -1 when the
+ * variable is unset or empty (the library decides), 0 when it is "0",
+ * 1 for anything else. */
+static int psl_env_switch(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] ? strcmp(v, "0") != 0 : -1;
+}
+
 psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
 {
     int dev = 0, sms = 0, threads = 0;
@@ -198,16 +207,9 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_SMALL_ROWS_PER_SM : 0;
     }
     d->l2_bytes = l2;
-    {
-        const char *na = getenv("PSL_CUDA_STREAM_NA");
-        d->stream_na = na && na[0] ? strcmp(na, "0") != 0 : -1;
-        const char *pf = getenv("PSL_CUDA_WORD_PREFETCH");
-        d->word_prefetch = pf && pf[0] ? strcmp(pf, "0") != 0 : -1;
-    }
-    {
-        const char *tu = getenv("PSL_CUDA_TINY_UNIFORM");
-        d->tiny_uniform = !(tu && tu[0] && strcmp(tu, "0") == 0);
-    }
+    d->stream_na = psl_env_switch("PSL_CUDA_STREAM_NA");
+    d->word_prefetch = psl_env_switch("PSL_CUDA_WORD_PREFETCH");
+    d->tiny_uniform = psl_env_switch("PSL_CUDA_TINY_UNIFORM") != 0;
     d->wide_cl_max = 1;
 #if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
     if (clusters) { /* a power of two up to what the device runs; PSL_CUDA_WIDE_CLUSTER lowers it */
