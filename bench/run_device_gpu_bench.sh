@@ -104,7 +104,7 @@ for spec in specs:
             print(f"{k['kernel']:20s} error: {k['error'][:90]}")
             continue
         r = k.get("ratio_sell")
-        print(f"{k['kernel']:20s} {k.get('impl', 'auto'):12s} {k['median_us']:9.2f} {k['gflops']:8.1f} "
+        print(f"{k['kernel']:20s} {k['impl']:12s} {k['median_us']:9.2f} {k['gflops']:8.1f} "
               f"{k['gbs']:7.0f} {k.get('pct_copy', 0):6.1f} "
               f"{'-' if r is None else format(r, '.3f'):>6s} {k['backward_error']:9.2e}")
 EOF
