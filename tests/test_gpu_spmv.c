@@ -484,8 +484,9 @@ static void check_matrix(const psl_matrix *R, const char *name)
  * matrices stay in L1; wide slices of small matrices in clusters; short
  * rows of small matrices on their uniform copy); pass 1 the streams past L1
  * (PSL_CUDA_STREAM_NA=1), PackSELL FP16 in its form for an x larger than L2
- * (PSL_CUDA_WORD_PREFETCH=1: words prefetched and pipelined); pass 2 no clusters (PSL_CUDA_WIDE_CLUSTER=1: wide
- * slices finished by the second kernel) and no uniform copy
+ * (PSL_CUDA_WORD_PREFETCH=1: words prefetched and pipelined); pass 2 no
+ * clusters (PSL_CUDA_WIDE_CLUSTER=1: wide slices finished by the second
+ * kernel) and no uniform copy
  * (PSL_CUDA_TINY_UNIFORM=0: the short-row kernels read the slice offsets). */
 #define NPOLICIES 3
 static void set_policy(int pass)
