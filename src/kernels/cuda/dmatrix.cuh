@@ -120,8 +120,9 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
 /* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when a
- * short-row kernel of small matrices runs it (psl_tiny_words). h_sp: the host slice offsets, or NULL (then the
- * copy is always made). Ends with the stream synchronized when it made one. */
+ * short-row kernel of small matrices runs it (psl_tiny_words). h_sp: the
+ * host slice offsets, or NULL (then the copy is always made). Ends with the
+ * stream synchronized when it made one. */
 psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStream_t s);
 /* *dst = a new device array holding n elements of size bytes from host src
  * (NULL when n == 0), copied asynchronously on stream (dmatrix.cu). */
