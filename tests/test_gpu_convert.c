@@ -359,7 +359,7 @@ static void check_matrix(const psl_matrix *R, const char *name, int full, int sp
                 o.format = PSL_FORMAT_SELL;
                 o.value_type = sell_types[t];
                 snprintf(label, sizeof label, "%s %s SELL %s C=%d sigma=%d %s", name, iname,
-                         psl_scalar_label(sell_types[t]), (int)o.slice_height, (int)o.sigma,
+                         psl_scalar_name(sell_types[t]), (int)o.slice_height, (int)o.sigma,
                          o.permute ? "explicit" : "implicit");
                 check_one(Rin, din, &o, spmv, label);
             }
