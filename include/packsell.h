@@ -289,7 +289,7 @@ psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options 
  * g_i = sum_j |a_ij| summed in FP64 in column order, and g_i = 1 for a row
  * whose sum is 0 (empty, or explicit zeros only). Entry (i, j) of *out is
  * a_ij / g_i (one FP64 division), so every row of nonzero sum has absolute
- * sum 1 up to rounding and every value fits any codec. Same pattern as A
+ * sum 1 up to rounding and no value overflows a codec. Same pattern as A
  * (explicit zeros kept). To solve A x = b: (G^-1 A) x = G^-1 b, with
  * psl_vector_div_diag(nrows, g, b, b_scaled).
  *   out  receives a new handle, owned by the caller (psl_matrix_destroy);
@@ -348,7 +348,7 @@ psl_status psl_vector_div_diag(int64_t n, const double *d, const double *x, doub
  * y equals r entry by entry, else +Inf; a denominator that overflows gives
  * 0, or NaN when the numerator is infinite too. `packsell bench` reports
  * this value. Deterministic whatever the number of threads.
- *   A      an FP64 CSR matrix (nrows x ncols), in its original row order
+ *   A      an FP64 CSR matrix (nrows x ncols)
  *   alpha  finite
  *   x      host array of ncols finite doubles
  *   beta   finite
