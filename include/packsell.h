@@ -130,6 +130,33 @@ typedef struct psl_codec {
     int32_t man_bits;
 } psl_codec;
 
+/* ------------------------------------------------------------- names */
+
+/* The lowercase names of storage formats and scalar types, as the packsell
+ * command prints and accepts them. The *_name calls return static text
+ * (never NULL; "?" for a value outside the enum); the *_parse calls accept
+ * any letter case and on error leave the output untouched. */
+
+/* "csr", "sell" or "packsell". */
+const char *psl_format_name(psl_format format);
+
+/* Parse a format name into *format.
+ *   name    "csr", "sell" or "packsell" (any case), NUL-terminated
+ *   format  receives the format (host memory)
+ * Errors: PSL_ERR_NULL_POINTER (name or format NULL), PSL_ERR_INVALID_VALUE
+ * (unknown name; the message lists the accepted names). */
+psl_status psl_format_parse(const char *name, psl_format *format);
+
+/* "fp64", "fp32", "fp16" or "bf16". */
+const char *psl_scalar_name(psl_scalar scalar);
+
+/* Parse a scalar type name into *scalar.
+ *   name    "fp64", "fp32", "fp16" or "bf16" (any case), NUL-terminated
+ *   scalar  receives the type (host memory)
+ * Errors: PSL_ERR_NULL_POINTER (name or scalar NULL), PSL_ERR_INVALID_VALUE
+ * (unknown name; the message lists the accepted names). */
+psl_status psl_scalar_parse(const char *name, psl_scalar *scalar);
+
 /* ------------------------------------------------------------- codecs */
 
 /* Parse "fp16", "bf16", "e8m10", "e5m10", ... (case-insensitive) into *codec. */
@@ -255,6 +282,89 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
  * compare formats and codecs (e.g. the dummies each D would add). */
 psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
                                psl_matrix_info *info);
+
+/* ------------------------------------------------------------- scaling and errors */
+
+/* Row scaling: a new FP64 CSR matrix *out = G^-1 A, G = diag(g), with
+ * g_i = sum_j |a_ij| summed in FP64 in column order, and g_i = 1 for a row
+ * whose sum is 0 (empty, or explicit zeros only). Entry (i, j) of *out is
+ * a_ij / g_i (one FP64 division), so every row of nonzero sum has absolute
+ * sum 1 up to rounding and no value overflows a codec. Same pattern as A
+ * (explicit zeros kept). To solve A x = b: (G^-1 A) x = G^-1 b, with
+ * psl_vector_div_diag(nrows, g, b, b_scaled).
+ *   out  receives a new handle, owned by the caller (psl_matrix_destroy);
+ *        A itself is neither changed nor referenced afterwards
+ *   A    an FP64 CSR matrix of any shape
+ *   g    NULL, or a host array of nrows doubles that receives g
+ * Deterministic (parallel over rows). Errors: PSL_ERR_NULL_POINTER (out or
+ * A NULL), PSL_ERR_INVALID_HANDLE, PSL_ERR_WRONG_FORMAT (A is not FP64 CSR),
+ * PSL_ERR_OUT_OF_MEMORY; then *out is NULL (when out is not) and g is not
+ * written. */
+psl_status psl_matrix_scale_rows(psl_matrix **out, const psl_matrix *A, double *g);
+
+/* Symmetric diagonal scaling: a new FP64 CSR matrix
+ * *out = Gbar^-1 A Gbar^-1, Gbar = diag(gbar), with gbar_i = sqrt(|a_ii|),
+ * and gbar_i = 1 where row i has no diagonal entry or a_ii == 0. Entry
+ * (i, j) of *out is a_ij / (gbar_i * gbar_j) in FP64 (one product, one
+ * division): the diagonal becomes +-1 up to rounding (-1 where a_ii < 0),
+ * and symmetry is kept. Same pattern as A (explicit zeros kept). To solve
+ * A x = b: (Gbar^-1 A Gbar^-1) x_s = Gbar^-1 b, then x = Gbar^-1 x_s, both
+ * with psl_vector_div_diag(nrows, gbar, ., .).
+ *   out   receives a new handle, owned by the caller (psl_matrix_destroy);
+ *         A itself is neither changed nor referenced afterwards
+ *   A     a square FP64 CSR matrix
+ *   gbar  NULL, or a host array of nrows doubles that receives gbar
+ * Deterministic (parallel over rows). Errors: PSL_ERR_NULL_POINTER (out or
+ * A NULL), PSL_ERR_INVALID_HANDLE, PSL_ERR_WRONG_FORMAT (A is not FP64
+ * CSR), PSL_ERR_INVALID_VALUE (A is not square; the message gives its
+ * shape), PSL_ERR_NONFINITE (a scaled entry overflows, possible only with
+ * diagonal entries below about 1e-154; the first such row and its column
+ * are named), PSL_ERR_OUT_OF_MEMORY; then *out is NULL (when out is not)
+ * and gbar is not written. */
+psl_status psl_matrix_scale_symmetric(psl_matrix **out, const psl_matrix *A, double *gbar);
+
+/* y_i = x_i / d_i for 0 <= i < n (y = D^-1 x): applies the inverse of the
+ * g or gbar of the scalings above to a right-hand side or a solution.
+ *   n  number of entries, >= 0
+ *   d  host array of n finite, nonzero doubles
+ *   x  host array of n doubles
+ *   y  host array of n doubles that receives the result; may be x itself
+ *      (in place), else it must not overlap x
+ * Errors: PSL_ERR_INVALID_VALUE (n < 0, or a d_i zero or not finite: the
+ * first one is named), PSL_ERR_NULL_POINTER (d, x or y NULL with n > 0);
+ * then y is not written. */
+psl_status psl_vector_div_diag(int64_t n, const double *d, const double *x, double *y);
+
+/* Backward error of a computed product y of y = alpha*A*x + beta*y0:
+ *
+ *   err = ||y - r||_inf / (|alpha| ||A||_inf ||x||_inf + |beta| ||y0||_inf)
+ *
+ * where r = alpha*A*x + beta*y0 is computed in FP64 from A (row i: the sum
+ * s_i of a_ij x_j in column order, then r_i = alpha*s_i + beta*y0_i, or
+ * alpha*s_i when beta == 0) and ||A||_inf = max_i sum_j |a_ij|. With
+ * alpha = 1 and beta = 0 it is ||y - A x||_inf / (||A||_inf ||x||_inf). A NaN
+ * in y (or in y_i - r_i) counts as an infinite difference. A zero
+ * denominator (A, x or alpha zero, and beta or y0 zero) gives err = 0 when
+ * y equals r entry by entry, else +Inf; a denominator that overflows gives
+ * 0, or NaN when the numerator is infinite too. `packsell bench` reports
+ * this value. Deterministic whatever the number of threads.
+ *   A      an FP64 CSR matrix (nrows x ncols)
+ *   alpha  finite
+ *   x      host array of ncols finite doubles
+ *   beta   finite
+ *   y0     host array of nrows finite doubles, read only when beta != 0
+ *          (may then be NULL)
+ *   y      host array of nrows doubles: the computed product, original
+ *          row order (any values, NaN and Inf included)
+ *   err    receives the backward error (host memory)
+ * Errors: PSL_ERR_NULL_POINTER (A, err, or x / y / y0 NULL when needed),
+ * PSL_ERR_INVALID_HANDLE, PSL_ERR_WRONG_FORMAT (A is not FP64 CSR),
+ * PSL_ERR_INVALID_VALUE (alpha or beta not finite), PSL_ERR_NONFINITE (an
+ * entry of x or y0 is NaN or Inf, the first one is named); then *err is
+ * not written. */
+psl_status psl_spmv_backward_error(const psl_matrix *A, double alpha, const double *x,
+                                   double beta, const double *y0, const double *y,
+                                   double *err);
 
 /* ------------------------------------------------------------- chooser */
 

@@ -343,7 +343,8 @@ static void check_matrix(const psl_matrix *R, const char *name, int full, int sp
             o.format = PSL_FORMAT_CSR;
             o.value_type = t ? PSL_FP32 : PSL_FP64;
             o.overflow = PSL_OVERFLOW_SATURATE;
-            snprintf(label, sizeof label, "%s %s CSR %s", name, iname, t ? "fp32" : "fp64");
+            snprintf(label, sizeof label, "%s %s CSR %s", name, iname,
+                     psl_scalar_name(o.value_type));
             check_one(Rin, din, &o, spmv_ok, label);
         }
         for (int li = 0; li < NLAYOUTS; li++) {
@@ -359,7 +360,7 @@ static void check_matrix(const psl_matrix *R, const char *name, int full, int sp
                 o.format = PSL_FORMAT_SELL;
                 o.value_type = sell_types[t];
                 snprintf(label, sizeof label, "%s %s SELL %s C=%d sigma=%d %s", name, iname,
-                         psl_scalar_label(sell_types[t]), (int)o.slice_height, (int)o.sigma,
+                         psl_scalar_name(sell_types[t]), (int)o.slice_height, (int)o.sigma,
                          o.permute ? "explicit" : "implicit");
                 check_one(Rin, din, &o, spmv, label);
             }

@@ -438,7 +438,7 @@ static void check_one(const psl_matrix *R, const psl_matrix *A, const fx_kind *k
                                                 yc, yg);
             g_wide_compared += nwide;
             CHECK_MSG(bad < 0, "%s vec %s alpha %g beta %g: row %lld: cpu %.17g gpu %.17g",
-                      label, vt == PSL_FP64 ? "fp64" : vt == PSL_FP32 ? "fp32" : "fp16",
+                      label, psl_scalar_name(vt),
                       ab[c][0], ab[c][1], (long long)bad, bad >= 0 ? vget(yc, vt, bad) : 0.0,
                       bad >= 0 ? vget(yg, vt, bad) : 0.0);
             g_compared++;

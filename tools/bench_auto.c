@@ -99,8 +99,8 @@ void bench_auto_json(struct cli_json *j, const bench_args *a, const bench_result
             continue;
         }
         const psl_candidate *k = &u->choice.candidates[u->choice.pick];
-        cli_json_string(j, "format", cli_format_name(k->opt.format));
-        cli_json_string(j, "vectors", cli_scalar_name(k->vec_type));
+        cli_json_string(j, "format", psl_format_name(k->opt.format));
+        cli_json_string(j, "vectors", psl_scalar_name(k->vec_type));
         cli_json_string(j, "pick_kernel", k->kernel);
         cli_json_double(j, "predicted_us", k->predicted_us);
         /* ok: the picked kernel was timed in this run; median_us is its time */

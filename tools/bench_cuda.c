@@ -481,7 +481,7 @@ static const void *typed_values(gpu_ctx *g, psl_scalar t, bench_result *r)
     size_t w = cli_vec_size(t);
     char *out = malloc((size_t)(nnz > 0 ? nnz : 1) * w);
     if (!out) {
-        snprintf(ERR(r), "out of memory for the %s values", cli_scalar_name(t));
+        snprintf(ERR(r), "out of memory for the %s values", psl_scalar_name(t));
         return NULL;
     }
     /* chunks in parallel; the error of the first failing chunk is kept */
@@ -728,7 +728,7 @@ static void run_sparse_one(gpu_ctx *g, const bench_kernel *k, int64_t bs, bench_
     cusparseDnVecDescr_t vx = NULL, vy = NULL;
     int64_t bytes = 0, xlen = n, ylen = m;
     memset(&h, 0, sizeof h);
-    snprintf(r->values, sizeof r->values, "%s", cli_scalar_name(t));
+    snprintf(r->values, sizeof r->values, "%s", psl_scalar_name(t));
     if (k->cusp_format == BENCH_CUSP_BSR)
         snprintf(r->impl, sizeof r->impl, "bsr%lldx%lld", (long long)bs, (long long)bs);
     else
@@ -890,7 +890,7 @@ done:
 static void run_sparse(gpu_ctx *g, const bench_kernel *k, bench_result *r)
 {
     if (build_sorted(g, &k->opt) != 0) {
-        snprintf(r->values, sizeof r->values, "%s", cli_scalar_name(k->opt.value_type));
+        snprintf(r->values, sizeof r->values, "%s", psl_scalar_name(k->opt.value_type));
         snprintf(ERR(r), "%s", g->s.error);
         return;
     }

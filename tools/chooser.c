@@ -63,9 +63,9 @@ static const char *options_name(const psl_convert_options *o, char *buf, size_t 
         if (psl_codec_name(o->codec, v, sizeof v) != PSL_OK)
             snprintf(v, sizeof v, "?");
     } else {
-        snprintf(v, sizeof v, "%s", cli_scalar_name(o->value_type));
+        snprintf(v, sizeof v, "%s", psl_scalar_name(o->value_type));
     }
-    snprintf(buf, len, "%s-%s", cli_format_name(o->format), v);
+    snprintf(buf, len, "%s-%s", psl_format_name(o->format), v);
     return buf;
 }
 
@@ -88,7 +88,7 @@ void cli_choice_print(FILE *f, const psl_choice *c)
     }
     const psl_candidate *p = &c->candidates[c->pick];
     fprintf(f, "  pick: %s (%s vectors), predicted %.2f us on the GPU\n",
-            options_name(&p->opt, name, sizeof name), cli_scalar_name(p->vec_type),
+            options_name(&p->opt, name, sizeof name), psl_scalar_name(p->vec_type),
             p->predicted_us);
 }
 
@@ -100,7 +100,7 @@ void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
     cli_json_string(j, "precision", psl_precision_name(c->precision));
     cli_json_string(j, "pick", options_name(&p->opt, name, sizeof name));
     cli_json_string(j, "pick_kernel", p->kernel);
-    cli_json_string(j, "pick_vectors", cli_scalar_name(p->vec_type));
+    cli_json_string(j, "pick_vectors", psl_scalar_name(p->vec_type));
     cli_json_double(j, "pick_predicted_us", p->predicted_us);
     cli_json_int(j, "C", p->opt.slice_height);
     cli_json_int(j, "sigma", p->opt.sigma);
@@ -121,7 +121,7 @@ void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
         cli_json_string(j, "options", options_name(&k->opt, name, sizeof name));
         cli_json_string(j, "kernel", k->kernel);
         cli_json_string(j, "model", k->model);
-        cli_json_string(j, "vectors", cli_scalar_name(k->vec_type));
+        cli_json_string(j, "vectors", psl_scalar_name(k->vec_type));
         cli_json_int(j, "bytes", k->bytes);
         cli_json_int(j, "vector_bytes", k->vector_bytes);
         cli_json_int(j, "dummies", k->dummies);

@@ -146,11 +146,6 @@ int cli_format_given(const cli_format_args *fa);
 int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,
                     psl_matrix **out, double *load_seconds, double *convert_seconds);
 
-/* Display names. */
-const char *cli_format_name(psl_format f);
-const char *cli_scalar_name(psl_scalar s);
-/* "fp64", "fp32", "fp16", "bf16" -> scalar; 0 on success, -1 if unknown. */
-int cli_scalar_parse(const char *s, psl_scalar *out);
 /* The value name of a matrix info: scalar for CSR/SELL, codec for PackSELL
  * (buf >= 16 bytes). */
 const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len);

@@ -108,8 +108,8 @@ static int parse_cusparse_kernel(const char *cmd, const char *name, char *spec, 
         if (strcmp(spec, formats[i].name) != 0)
             continue;
         k->cusp_format = formats[i].format;
-        if (cli_scalar_parse(dash, &k->opt.value_type) != 0 || k->opt.value_type == PSL_BF16 ||
-            (k->opt.value_type == PSL_FP64 && !formats[i].fp64))
+        if (psl_scalar_parse(dash, &k->opt.value_type) != PSL_OK ||
+            k->opt.value_type == PSL_BF16 || (k->opt.value_type == PSL_FP64 && !formats[i].fp64))
             return cli_usage_error(cmd, "kernel '%s': values '%s' not available for cuSPARSE %s "
                                    "(fp16, fp32%s)", name, dash, spec,
                                    formats[i].fp64 ? ", fp64" : "");
@@ -150,7 +150,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     int width = 8; /* bytes of a value, to pick the default vector type */
     if (strcmp(buf, "csr") == 0 || strcmp(buf, "sell") == 0) {
         k->opt.format = buf[0] == 'c' ? PSL_FORMAT_CSR : PSL_FORMAT_SELL;
-        if (cli_scalar_parse(dash, &k->opt.value_type) != 0 ||
+        if (psl_scalar_parse(dash, &k->opt.value_type) != PSL_OK ||
             (k->opt.format == PSL_FORMAT_CSR && k->opt.value_type >= PSL_FP16))
             return cli_usage_error(cmd, "kernel '%s': values '%s' not available for %s", name,
                                    dash, buf);
@@ -167,7 +167,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
                                name, buf);
     }
     k->vec = width == 8 ? PSL_FP64 : width == 4 ? PSL_FP32 : PSL_FP16;
-    if (colon && (cli_scalar_parse(colon, &k->vec) != 0 || k->vec == PSL_BF16))
+    if (colon && (psl_scalar_parse(colon, &k->vec) != PSL_OK || k->vec == PSL_BF16))
         return cli_usage_error(cmd, "kernel '%s': unknown vector type '%s' (fp64, fp32, fp16)",
                                name, colon);
     return CLI_OK;
@@ -280,31 +280,8 @@ static int parse(int argc, char **argv, bench_args *a)
  * without entries or with zero sum stay as they are). */
 static psl_status scale_rows(psl_matrix **A)
 {
-    psl_matrix_info in;
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *va;
-    psl_status st = psl_matrix_get_info(*A, &in);
-    if (st == PSL_OK)
-        st = psl_matrix_csr_view(*A, &rp, &ci, &va);
-    if (st != PSL_OK)
-        return st;
-    double *v = malloc((size_t)(in.nnz > 0 ? in.nnz : 1) * sizeof *v);
-    if (!v)
-        return PSL_ERR_OUT_OF_MEMORY;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-    for (int64_t i = 0; i < in.nrows; i++) {
-        double g = 0;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-            g += fabs(va[k]);
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-            v[k] = g > 0 ? va[k] / g : va[k];
-    }
     psl_matrix *B = NULL;
-    st = psl_matrix_create_csr(&B, in.nrows, in.ncols, rp, ci, v, PSL_FP64, 0, 0);
-    free(v);
+    psl_status st = psl_matrix_scale_rows(&B, *A, NULL);
     if (st == PSL_OK) {
         psl_matrix_destroy(A);
         *A = B;
@@ -317,24 +294,16 @@ static void free_data(bench_data *d)
     psl_matrix_destroy(&d->A);
     free(d->x);
     free(d->y0);
-    free(d->ref);
 }
 
-/* Build x, y0 and the reference alpha*A*x + beta*y0 in FP64 from the CSR
- * arrays (simple loops; the oracle of the backward error). */
+/* Build x (uniform in [-1, 1) rounded to FP16) and y0 (the same stream,
+ * zero when beta == 0). */
 static int prepare(const char *cmd, const bench_args *a, bench_data *d)
 {
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *va;
-    psl_status st = psl_matrix_csr_view(d->A, &rp, &ci, &va);
-    if (st != PSL_OK)
-        return cli_lib_error(cmd, st);
     int64_t m = d->info.nrows, n = d->info.ncols;
     d->x = malloc((size_t)(n > 0 ? n : 1) * sizeof *d->x);
     d->y0 = malloc((size_t)(m > 0 ? m : 1) * sizeof *d->y0);
-    d->ref = malloc((size_t)(m > 0 ? m : 1) * sizeof *d->ref);
-    if (!d->x || !d->y0 || !d->ref)
+    if (!d->x || !d->y0)
         return cli_error(cmd, "out of memory for the vectors");
     uint64_t s = (uint64_t)a->seed;
     for (int64_t j = 0; j < n + m; j++) {
@@ -344,42 +313,17 @@ static int prepare(const char *cmd, const bench_args *a, bench_data *d)
         else
             d->y0[j - n] = a->beta != 0.0 ? u : 0.0;
     }
-    d->norm_a = d->norm_x = d->norm_y0 = 0.0;
-    for (int64_t j = 0; j < n; j++)
-        d->norm_x = fmax(d->norm_x, fabs(d->x[j]));
-    /* O(nnz): parallel over rows (max reductions are order-independent) */
-    double norm_a = 0.0, norm_y0 = 0.0;
-    const double *x = d->x, *y0 = d->y0;
-    double *ref = d->ref, alpha = a->alpha, beta = a->beta;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) reduction(max : norm_a, norm_y0)
-#endif
-    for (int64_t i = 0; i < m; i++) {
-        double sum = 0.0, abs_sum = 0.0;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            sum += va[k] * x[ci[k]];
-            abs_sum += fabs(va[k]);
-        }
-        ref[i] = alpha * sum + beta * y0[i];
-        norm_a = fmax(norm_a, abs_sum);
-        norm_y0 = fmax(norm_y0, fabs(y0[i]));
-    }
-    d->norm_a = norm_a;
-    d->norm_y0 = norm_y0;
     return CLI_OK;
 }
 
-/* Backward error of y (original row order) against the reference. */
+/* Backward error of y (original row order): psl_spmv_backward_error
+ * against alpha*A*x + beta*y0 in FP64 (NaN if it cannot be computed). */
 double bench_backward_error(const bench_data *d, const bench_args *a, const double *y)
 {
-    double num = 0.0;
-    for (int64_t i = 0; i < d->info.nrows; i++) {
-        double e = fabs(y[i] - d->ref[i]);
-        if (!(e <= num)) /* also catches NaN */
-            num = isnan(e) ? INFINITY : e;
-    }
-    double den = fabs(a->alpha) * d->norm_a * d->norm_x + fabs(a->beta) * d->norm_y0;
-    return den > 0 ? num / den : (num == 0 ? 0.0 : INFINITY);
+    double err;
+    if (psl_spmv_backward_error(d->A, a->alpha, d->x, a->beta, d->y0, y, &err) != PSL_OK)
+        return NAN;
+    return err;
 }
 
 /* Convert, time and check one kernel. Failures go into r->error. */
@@ -580,7 +524,7 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
         const bench_result *r = &res[i];
         if (!r->ok) {
             printf("%-20s %-6s %-7s error: %s\n", k->name, r->values[0] ? r->values : "-",
-                   cli_scalar_name(k->vec), r->error);
+                   psl_scalar_name(k->vec), r->error);
             continue;
         }
         char ratio[16], pct[16];
@@ -593,7 +537,7 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
         else
             snprintf(pct, sizeof pct, "-");
         printf("%-20s %-6s %-7s %-10s %6lld %12.2f %9.3f %9.2f %6s %12lld %7s %10.3e %9.4f\n",
-               k->name, r->values, cli_scalar_name(k->vec), r->impl, (long long)r->runs,
+               k->name, r->values, psl_scalar_name(k->vec), r->impl, (long long)r->runs,
                r->t_median * 1e6, r->gflops, r->gbs, pct, (long long)r->bytes, ratio,
                r->backward_error, r->convert_seconds);
     }
@@ -682,10 +626,10 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             cli_json_string(&j, "format", cf[k->cusp_format]);
         } else {
             cli_json_string(&j, "library", "packsell");
-            cli_json_string(&j, "format", cli_format_name(k->opt.format));
+            cli_json_string(&j, "format", psl_format_name(k->opt.format));
         }
         cli_json_string(&j, "values", r->values[0] ? r->values : NULL);
-        cli_json_string(&j, "vectors", cli_scalar_name(k->vec));
+        cli_json_string(&j, "vectors", psl_scalar_name(k->vec));
         cli_json_bool(&j, "ok", r->ok);
         if (!r->ok) {
             cli_json_string(&j, "error", r->error);

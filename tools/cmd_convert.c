@@ -63,7 +63,7 @@ int cmd_convert(int argc, char **argv)
         printf("wrote %s: %d x %d, %lld nonzeros, %s %s, %lld bytes (load %.3f s, convert "
                "%.3f s)\n",
                out, (int)info.nrows, (int)info.ncols, (long long)info.nnz,
-               cli_format_name(info.format), cli_values_name(&info, vbuf, sizeof vbuf),
+               psl_format_name(info.format), cli_values_name(&info, vbuf, sizeof vbuf),
                (long long)info.bytes, load_s, conv_s);
     }
     psl_matrix_destroy(&A);

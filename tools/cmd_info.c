@@ -47,7 +47,7 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
     cli_json_double(&j, "mean_row_nnz", in->mean_row_nnz);
     cli_json_double(&j, "rsd", in->rsd);
     cli_json_int(&j, "kleft", in->kleft);
-    cli_json_string(&j, "format", cli_format_name(in->format));
+    cli_json_string(&j, "format", psl_format_name(in->format));
     cli_json_string(&j, "values", cli_values_name(in, vbuf, sizeof vbuf));
     if (sliced) {
         cli_json_int(&j, "C", in->slice_height);
@@ -103,7 +103,7 @@ static void print_table(const char *source, const psl_matrix_info *in, double lo
     printf("%-16s %d max, %.3f mean, RSD %.4f\n", "nnz per row", (int)in->max_row_nnz,
            in->mean_row_nnz, in->rsd);
     printf("%-16s %lld\n", "kleft", (long long)in->kleft);
-    printf("%-16s %s, values %s\n", "format", cli_format_name(in->format),
+    printf("%-16s %s, values %s\n", "format", psl_format_name(in->format),
            cli_values_name(in, vbuf, sizeof vbuf));
     if (sliced) {
         printf("%-16s C = %d, sigma = %d, %s permutation, %d slices\n", "slicing",

@@ -111,7 +111,7 @@ static int parse(int argc, char **argv, spmv_args *a)
     const char *v = cli_find(opts, nopts, "--vectors")->value;
     a->vec = PSL_FP64;
     a->vec_given = v != NULL;
-    if (v && (cli_scalar_parse(v, &a->vec) != 0 || a->vec == PSL_BF16))
+    if (v && (psl_scalar_parse(v, &a->vec) != PSL_OK || a->vec == PSL_BF16))
         return cli_usage_error(cmd, "unknown --vectors '%s' (expected fp64, fp32 or fp16)", v);
     a->alpha = 1.0;
     a->beta = 0.0;

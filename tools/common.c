@@ -1,7 +1,7 @@
 /*
  * common.c -- matrix handling shared by the subcommands: opening a MATRIX
  * argument, turning --format/--values/--delta-bits/... into convert options,
- * converting with timing, display names and the --device check.
+ * converting with timing, the value name of a matrix and the --device check.
  */
 #include "cli.h"
 
@@ -18,27 +18,6 @@ psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds)
     return st;
 }
 
-const char *cli_format_name(psl_format f)
-{
-    switch (f) {
-    case PSL_FORMAT_CSR: return "csr";
-    case PSL_FORMAT_SELL: return "sell";
-    case PSL_FORMAT_PACKSELL: return "packsell";
-    }
-    return "?";
-}
-
-const char *cli_scalar_name(psl_scalar s)
-{
-    switch (s) {
-    case PSL_FP64: return "fp64";
-    case PSL_FP32: return "fp32";
-    case PSL_FP16: return "fp16";
-    case PSL_BF16: return "bf16";
-    }
-    return "?";
-}
-
 /* Case-insensitive string equality. */
 static int same(const char *a, const char *b)
 {
@@ -48,17 +27,6 @@ static int same(const char *a, const char *b)
     return *a == *b;
 }
 
-int cli_scalar_parse(const char *s, psl_scalar *out)
-{
-    static const psl_scalar all[] = {PSL_FP64, PSL_FP32, PSL_FP16, PSL_BF16};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (same(s, cli_scalar_name(all[i]))) {
-            *out = all[i];
-            return 0;
-        }
-    return -1;
-}
-
 const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len)
 {
     if (info->format == PSL_FORMAT_PACKSELL) {
@@ -66,7 +34,7 @@ const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len)
             snprintf(buf, len, "?");
         return buf;
     }
-    snprintf(buf, len, "%s", cli_scalar_name(info->value_type));
+    snprintf(buf, len, "%s", psl_scalar_name(info->value_type));
     return buf;
 }
 
@@ -185,13 +153,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
         return auto_options(cmd, fa, opt);
     if (fa->precision)
         return cli_usage_error(cmd, "--precision applies only to --format auto");
-    if (same(f, "csr"))
-        opt->format = PSL_FORMAT_CSR;
-    else if (same(f, "sell"))
-        opt->format = PSL_FORMAT_SELL;
-    else if (same(f, "packsell"))
-        opt->format = PSL_FORMAT_PACKSELL;
-    else
+    if (psl_format_parse(f, &opt->format) != PSL_OK)
         return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell, packsell or "
                                "auto)", f);
 
@@ -214,9 +176,9 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
             return rc;
     } else if (fa->values) {
         psl_scalar s;
-        if (cli_scalar_parse(fa->values, &s) != 0)
+        if (psl_scalar_parse(fa->values, &s) != PSL_OK)
             return cli_usage_error(cmd, "unknown --values '%s' for --format %s (expected %s)",
-                                   fa->values, cli_format_name(opt->format),
+                                   fa->values, psl_format_name(opt->format),
                                    opt->format == PSL_FORMAT_CSR ? "fp64 or fp32"
                                                                  : "fp64, fp32, fp16 or bf16");
         if (opt->format == PSL_FORMAT_CSR && s != PSL_FP64 && s != PSL_FP32)

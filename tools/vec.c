@@ -72,7 +72,7 @@ void *cli_vec_from_double(const double *x, int64_t n, psl_scalar t, const char *
         }
         if (over) {
             snprintf(errbuf, errlen, "%s[%lld] = %.17g is beyond the range of %s", what,
-                     (long long)i, x[i], cli_scalar_name(t));
+                     (long long)i, x[i], psl_scalar_name(t));
             free(v);
             return NULL;
         }

@@ -112,8 +112,15 @@ psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what);
 psl_matrix *psl_matrix_new(psl_format format, int32_t nrows, int32_t ncols);
 /* Check a handle: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE. */
 psl_status psl_matrix_check(const psl_matrix *A);
-/* Lowercase name of a scalar type ("fp64", "fp32", "fp16", "bf16"). */
-const char *psl_scalar_label(psl_scalar t);
+/* Check that A is a valid FP64 CSR handle: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_HANDLE, or PSL_ERR_WRONG_FORMAT naming `who` (the public
+ * call) and A's format and type. */
+psl_status psl_matrix_check_fp64_csr(const psl_matrix *A, const char *who);
+/* Display names for messages and traces (names.c): "FP64", "FP32", "FP16",
+ * "BF16" ("unknown type" if invalid); "CSR", "SELL", "PackSELL" ("?"). The
+ * lowercase names are public: psl_scalar_name, psl_format_name. */
+const char *psl_scalar_display(psl_scalar t);
+const char *psl_format_display(psl_format f);
 /* Size in bytes of one stored value / vector element of a scalar type. */
 size_t psl_scalar_size(psl_scalar t);
 /* Smallest unsigned width (1, 2, 4) holding sigma-1. */

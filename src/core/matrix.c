@@ -30,6 +30,17 @@ psl_status psl_matrix_check(const psl_matrix *A)
     return PSL_OK;
 }
 
+psl_status psl_matrix_check_fp64_csr(const psl_matrix *A, const char *who)
+{
+    PSL_TRY(psl_matrix_check(A));
+    if (A->format != PSL_FORMAT_CSR || A->value_type != PSL_FP64)
+        return psl_error(PSL_ERR_WRONG_FORMAT,
+                         "%s needs an FP64 CSR matrix (this one is %s %s; use "
+                         "psl_matrix_to_csr first)",
+                         who, psl_format_display(A->format), psl_scalar_display(A->value_type));
+    return PSL_OK;
+}
+
 void psl_matrix_destroy(psl_matrix **A)
 {
     if (!A || !*A)
@@ -48,17 +59,6 @@ void psl_matrix_destroy(psl_matrix **A)
         free(M);
     }
     *A = NULL;
-}
-
-const char *psl_scalar_label(psl_scalar t)
-{
-    switch (t) {
-    case PSL_FP64: return "fp64";
-    case PSL_FP32: return "fp32";
-    case PSL_FP16: return "fp16";
-    case PSL_BF16: return "bf16";
-    }
-    return "?";
 }
 
 size_t psl_scalar_size(psl_scalar t)

@@ -50,22 +50,12 @@ static const spmv_backend backends[] = {
 };
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
-static const char *format_name(psl_format f)
-{
-    switch (f) {
-    case PSL_FORMAT_CSR: return "CSR";
-    case PSL_FORMAT_SELL: return "SELL";
-    case PSL_FORMAT_PACKSELL: return "PackSELL";
-    }
-    return "?";
-}
-
 /* "PackSELL e8m10", "SELL fp16", ... into buf. */
 static void describe(const psl_matrix *A, char *buf, size_t len)
 {
     char codec[16];
     if (A->format != PSL_FORMAT_PACKSELL)
-        snprintf(buf, len, "%s %s", format_name(A->format), psl_scalar_label(A->value_type));
+        snprintf(buf, len, "%s %s", psl_format_display(A->format), psl_scalar_name(A->value_type));
     else if (psl_codec_name(A->codec, codec, sizeof codec) == PSL_OK)
         snprintf(buf, len, "PackSELL %s", codec);
     else
@@ -115,7 +105,7 @@ static psl_status choose(const psl_matrix *A, psl_scalar vec_type, const char *w
     describe(A, what, sizeof what);
     return psl_error(PSL_ERR_INTERNAL, "no SpMV kernel%s%s for a %s matrix with %s vectors",
                      want && *want ? " " : "", want && *want ? want : "", what,
-                     psl_scalar_label(vec_type));
+                     psl_scalar_name(vec_type));
 }
 
 /* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
@@ -149,7 +139,7 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
         psl_trace("spmv: kernel '%s'%s%s for %s %d x %d (nnz %lld), %s vectors (%s)",
                   be->name, simd ? " isa " : "", simd ? psl_cpu_isa_name(psl_cpu_isa()) : "",
                   what, (int)A->nrows, (int)A->ncols, (long long)A->nnz,
-                  psl_scalar_label(vec_type),
+                  psl_scalar_name(vec_type),
                   kernel && *kernel ? "requested" : "first backend with a kernel");
     }
     if (A->nrows == 0)

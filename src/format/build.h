@@ -58,9 +58,6 @@ static inline int64_t psl_row_of_entry(const int64_t *row_ptr, int64_t nrows, in
 /* Exact double value of element k of an array of stored type t. */
 double psl_load_scalar(const void *arr, psl_scalar t, int64_t k);
 
-/* Short name of a scalar type ("FP64", ...). */
-const char *psl_scalar_name(psl_scalar t);
-
 /* Error for a failed value rounding of CSR entry (row, col) with value v;
  * target names the type or codec ("FP16", "e8m10"). */
 psl_status psl_round_error(psl_status st, int64_t row, int64_t col, double v,

@@ -314,10 +314,8 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choi
         return psl_error(PSL_ERR_WRONG_FORMAT,
                          "psl_choose_format needs an FP64 CSR matrix (this one is %s %s; use "
                          "psl_matrix_to_csr first)",
-                         csr->format == PSL_FORMAT_CSR    ? "CSR"
-                         : csr->format == PSL_FORMAT_SELL ? "SELL"
-                                                          : "PackSELL",
-                         psl_scalar_name(csr->value_type));
+                         psl_format_display(csr->format),
+                         psl_scalar_display(csr->value_type));
     if (prec != PSL_PREC_FP16 && prec != PSL_PREC_FP32 && prec != PSL_PREC_FP64)
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "precision %d is not a psl_precision (PSL_PREC_FP16, _FP32 or _FP64)",

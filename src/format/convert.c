@@ -21,17 +21,6 @@ void psl_convert_options_init(psl_convert_options *opt)
     opt->overflow = PSL_OVERFLOW_ERROR;
 }
 
-const char *psl_scalar_name(psl_scalar t)
-{
-    switch (t) {
-    case PSL_FP64: return "FP64";
-    case PSL_FP32: return "FP32";
-    case PSL_FP16: return "FP16";
-    case PSL_BF16: return "BF16";
-    }
-    return "unknown type";
-}
-
 double psl_load_scalar(const void *arr, psl_scalar t, int64_t k)
 {
     switch (t) {
@@ -69,7 +58,7 @@ psl_status psl_convert_check_options(const psl_convert_options *opt)
         if (opt->value_type != PSL_FP64 && opt->value_type != PSL_FP32)
             return psl_error(PSL_ERR_INVALID_VALUE,
                              "CSR stores FP64 or FP32 values, not %s (value_type %d)",
-                             psl_scalar_name(opt->value_type), (int)opt->value_type);
+                             psl_scalar_display(opt->value_type), (int)opt->value_type);
         return PSL_OK;
     case PSL_FORMAT_SELL:
         if (opt->value_type != PSL_FP64 && opt->value_type != PSL_FP32 &&
@@ -137,7 +126,7 @@ static psl_status csr_to_csr(psl_matrix **out, const psl_matrix *src, const psl_
         int uf;
         int64_t row = psl_row_of_entry(src->row_ptr, n, first_bad);
         st = psl_round_error(psl_round_scalar(t, opt->overflow, sv[first_bad], &bits, &uf), row,
-                             src->col_idx[first_bad], sv[first_bad], psl_scalar_name(t));
+                             src->col_idx[first_bad], sv[first_bad], psl_scalar_display(t));
         goto fail;
     }
     A->nnz = nnz;
@@ -168,10 +157,8 @@ static psl_status convert(psl_matrix **out, const psl_matrix *src, const psl_con
         return psl_error(PSL_ERR_WRONG_FORMAT,
                          "psl_matrix_convert needs an FP64 CSR source matrix (this one is %s "
                          "%s; use psl_matrix_to_csr first)",
-                         src->format == PSL_FORMAT_CSR    ? "CSR"
-                         : src->format == PSL_FORMAT_SELL ? "SELL"
-                                                          : "PackSELL",
-                         psl_scalar_name(src->value_type));
+                         psl_format_display(src->format),
+                         psl_scalar_display(src->value_type));
     PSL_TRY(psl_convert_check_options(opt));
     switch (opt->format) {
     case PSL_FORMAT_CSR: return csr_to_csr(out, src, opt);

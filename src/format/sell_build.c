@@ -81,7 +81,7 @@ psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_con
         double v = ((const double *)src->values)[bad];
         st = psl_round_error(psl_round_scalar(A->value_type, opt->overflow, v, &bits, &uf),
                              psl_row_of_entry(src->row_ptr, n, bad), src->col_idx[bad], v,
-                             psl_scalar_name(A->value_type));
+                             psl_scalar_display(A->value_type));
         goto fail;
     }
     A->padding = A->stored - A->nnz;

@@ -126,7 +126,7 @@ static psl_status psl_conv_value_error(psl_conv_state *st, int64_t k)
     } else {
         uint64_t b;
         int uf;
-        snprintf(name, sizeof name, "%s", psl_scalar_name(c->out_type));
+        snprintf(name, sizeof name, "%s", psl_scalar_display(c->out_type));
         why = psl_round_scalar(c->out_type, c->policy, v, &b, &uf);
     }
     return psl_round_error(why, st->h.err_row, st->h.err_col, v, name);

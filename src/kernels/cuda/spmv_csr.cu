@@ -37,7 +37,7 @@ psl_status psl_cuda_csr_check_type(const psl_dmatrix *dA, psl_scalar vec_type)
                      "device SpMV of a CSR %s matrix with %s vectors is not supported by "
                      "cuSPARSE (CSR fp64: fp64 vectors; CSR fp32: fp32 or fp64 vectors); "
                      "convert the matrix to SELL or PackSELL for other vector types",
-                     psl_scalar_label(dA->value_type), psl_scalar_label(vec_type));
+                     psl_scalar_name(dA->value_type), psl_scalar_name(vec_type));
 }
 
 /* Workspace of cusparseSpMV for vectors of cuda type vt (x and y descriptors
