@@ -125,7 +125,12 @@ static psl_status psl_model_fill(psl_device_model *m, int dev, int measure)
     cudaDeviceProp p;
     PSL_TRY(PSL_CUDA_OK(cudaGetDeviceProperties(&p, dev)));
     PSL_TRY(psl_device_model_default(m));
-    snprintf(m->name, sizeof m->name, "%s", p.name);
+    size_t len = strnlen(p.name, sizeof p.name); /* truncated to the model's name */
+    if (len >= sizeof m->name)
+        len = sizeof m->name - 1;
+    memset(m->name, 0, sizeof m->name);
+    memcpy(m->name, p.name, len);
+    m->name[len] = '\0';
     m->sm_count = p.multiProcessorCount;
     m->threads_per_sm = p.maxThreadsPerMultiProcessor;
     m->l2_bytes = p.l2CacheSize;
