@@ -83,11 +83,17 @@ static const struct {
     int64_t short_group_small; /* small matrices: slices up to this wide load in one
                                   group of the short-row kernel, wider ones in two
                                   (PSL_SHORT_SMALL, dmatrix.cuh) */
-} tuning = {3.0, 8, 4.0, 16};
+} tuning = {.split_us = 3.0, .short_width = 8, .short_walk = 4.0, .short_group_small = 16};
 
 /* The H200 the constants were fitted on (psl_device_model_default). */
 static const psl_device_model default_model = {
-    "H200 (default model)", 132, 2048, 50000000, 4258.0, 0, PSL_WIDE_CLUSTER_MAX,
+    .name = "H200 (default model)",
+    .sm_count = 132,
+    .threads_per_sm = 2048,
+    .l2_bytes = 50000000,
+    .copy_gbs = 4258.0, /* bench --device cuda's copy: 1 GiB, median of 20 */
+    .copy_measured = 0,
+    .cluster_max = PSL_WIDE_CLUSTER_MAX,
 };
 
 /* The device figures of the model, derived once per psl_choose_format. */
