@@ -41,28 +41,48 @@ MODELS = {
     "csr32": (7.55, 0.665, 0.0000, 0.0, 0.0),
     "csr64": (7.55, 0.724, 0.0047, 0.0, 0.0),
 }
-BW = 4.258e6        # bytes per microsecond (H200 copy, read + write)
-WARPS = 132 * 64    # warps resident at once
-L2_BYTES = 50e6     # matrices below stay in L2 between back-to-back runs
+# choose.c's tuning table (the sliced kernel classes' common constants).
 SPLIT_US = 3.0      # the finishing kernel of slices split over several blocks
-CLUSTER_MAX = 16    # H200: clusters of up to 16 blocks finish wide slices instead
-SOLO_SEG = 16       # PSL_WIDE_SOLO_SEG
 SHORT_WIDTH = 8              # PackSELL short-row kernel: slices at most this wide,
-SHORT_WIDTH_SMALL = 32       # or this wide in a small matrix (at most LAT_ROWS rows)
-SHORT_GROUP_SMALL = 16       # in one group of 16 positions up to 16 wide, else of 32
-LAT_ROWS = 132 * 512         # H200: SMs x PSL_SMALL_ROWS_PER_SM
 SHORT_WALK = 4               # its row costs one group of the general kernel
+SHORT_GROUP_SMALL = 16       # small matrices: one group of 16 positions up to 16 wide, else 2
+# The kernels' rules (src/format/gpu_rules.h).
+SOLO_SEG = 16                # PSL_WIDE_SOLO_SEG
+SHORT_WIDTH_SMALL = 32       # PSL_SHORT_WIDE_SMALL: short-row kernel of a small matrix
+SMALL_ROWS_PER_SM = 512      # PSL_SMALL_ROWS_PER_SM: small matrix, at most SMs x this
+WIDE_CLUSTER_MAX = 16        # PSL_WIDE_CLUSTER_MAX: the kernels' largest cluster
+# psl_device_model_default of choose.c: the H200 the constants were fitted
+# on. A bench JSON's auto rows record the device model they predicted with
+# (choice.device_model); their cases are evaluated with it.
+DEFAULT_DEVICE = {"sm_count": 132, "threads_per_sm": 2048, "l2_bytes": 50000000,
+                  "copy_gbs": 4258.0, "cluster_max": 16}
+
+
+def device_terms(dev):
+    """The model's device figures (choose.c's device_terms_of)."""
+    cl = 1
+    while cl * 2 <= dev["cluster_max"] and cl * 2 <= WIDE_CLUSTER_MAX:
+        cl *= 2
+    return {"bw": dev["copy_gbs"] * 1e3,  # bytes per microsecond, read + write
+            "warps": float(dev["sm_count"] * dev["threads_per_sm"] // 32),
+            "l2": float(dev["l2_bytes"]),  # matrices below stay in L2 between runs
+            "lat_rows": dev["sm_count"] * SMALL_ROWS_PER_SM,
+            "cl_max": cl}
+
+
+DEFAULT_TERMS = device_terms(DEFAULT_DEVICE)
 FAMILIES = {"sliced": ["packsell16", "packsell32", "sell16", "sell32", "sell64"],
             "csr": ["csr32", "csr64"]}
 PRECISIONS = ("fp16", "fp32")
 
 
-def wide_rule(rows, max_width, cl_max=CLUSTER_MAX):
-    """(wide_min, seg, cl): psl_wide_rule of src/kernels/cuda/long_rows.h
-    (keep the two equal)."""
+def wide_rule(rows, max_width, t):
+    """(wide_min, seg, cl): psl_wide_rule of src/format/gpu_rules.h on the
+    device terms t (keep the two equal)."""
+    cl_max = t["cl_max"]
     if rows >= 1 << 17:
         return 64, 32, 1
-    if rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL:
+    if rows <= t["lat_rows"] and max_width <= SHORT_WIDTH_SMALL:
         return SHORT_WIDTH_SMALL + 1, 8, 1  # the short-row kernels take it whole
     seg = 8
     while seg < SOLO_SEG and seg * 8 < max_width:
@@ -78,44 +98,46 @@ def wide_rule(rows, max_width, cl_max=CLUSTER_MAX):
     return 16, seg, cl if seg * 8 * cl >= max_width else 1
 
 
-def split(rows, max_width):
+def split(rows, max_width, t):
     """Whether the finishing kernel runs: a split slice wider than one block
     and no cluster for it."""
-    wide_min, seg, cl = wide_rule(rows, max_width)
+    wide_min, seg, cl = wide_rule(rows, max_width, t)
     return max_width >= wide_min and cl == 1 and max_width > seg * 8
 
 
-def walk(rows, max_width):
+def walk(rows, max_width, t):
     """The longest walk of one thread after the kernels split long rows."""
     if max_width <= 0:
         return 0
-    wide_min, seg, _ = wide_rule(rows, max_width)
+    wide_min, seg, _ = wide_rule(rows, max_width, t)
     return max_width if max_width < wide_min else max(wide_min - 1, seg)
 
 
-def walk_of(model, rows, max_width):
+def walk_of(model, rows, max_width, t):
     """walk(), but a row that a short-row kernel loads in one go
     (psl_short_words of src/kernels/cuda/wide.cuh: PackSELL, and SELL in a
     small matrix) counts as one group of the general kernel (SHORT_WALK
     words). Keep equal to choose.c."""
-    w = walk(rows, max_width)
-    wide_min = wide_rule(rows, max_width)[0]
+    w = walk(rows, max_width, t)
+    wide_min = wide_rule(rows, max_width, t)[0]
     if 0 < max_width < wide_min and model.startswith("packsell") and max_width <= SHORT_WIDTH:
         return min(w, SHORT_WALK)
-    if 0 < max_width < wide_min and rows <= LAT_ROWS and max_width <= SHORT_WIDTH_SMALL:
+    if 0 < max_width < wide_min and rows <= t["lat_rows"] and max_width <= SHORT_WIDTH_SMALL:
         # the 32-position kernel costs a group of 16 twice
         return min(w, SHORT_WALK * (1 if max_width <= SHORT_GROUP_SMALL else 2))
     return w
 
 
-def predict(c, rows, models):
-    """(predicted_us, bandwidth_us, latency_us) of a candidate dict."""
+def predict(c, rows, models, t=DEFAULT_TERMS):
+    """(predicted_us, bandwidth_us, latency_us) of a candidate dict on the
+    device terms t."""
     launch, eff, row_ns, wl2, wmem = models[c["model"]]
     total = c["bytes"] + c["vector_bytes"]
-    bw = total / (eff * BW) + rows * row_ns * 1e-3
-    word_ns = wl2 if total < L2_BYTES else wmem
-    lat = word_ns * 1e-3 * max(walk_of(c["model"], rows, c["max_width"]), c["sum_width"] / WARPS)
-    finish = SPLIT_US if c["max_width"] > 0 and split(rows, c["max_width"]) else 0.0
+    bw = total / (eff * t["bw"]) + rows * row_ns * 1e-3
+    word_ns = wl2 if total < t["l2"] else wmem
+    lat = word_ns * 1e-3 * max(walk_of(c["model"], rows, c["max_width"], t),
+                               c["sum_width"] / t["warps"])
+    finish = SPLIT_US if c["max_width"] > 0 and split(rows, c["max_width"], t) else 0.0
     return launch + max(bw, lat) + finish, bw, lat
 
 
@@ -153,9 +175,12 @@ def cases(runs):
         ks = {k["kernel"]: k for k in data["kernels"] if k.get("ok") and "median_us" in k}
         for prec in PRECISIONS:
             auto = next((k for k in data["kernels"] if k.get("kernel") == f"auto-{prec}"), None)
+            terms = DEFAULT_TERMS
             if auto and "choice" in auto:
                 cands = [dict(c) for c in auto["choice"]["candidates"]]
                 recorded = auto["choice"]["pick_kernel"]
+                if "device_model" in auto["choice"]:
+                    terms = device_terms(auto["choice"]["device_model"])
             else:
                 cands = rebuilt_candidates(data, ks, prec)
                 recorded = None
@@ -168,6 +193,7 @@ def cases(runs):
                 continue
             out.append({"matrix": name, "precision": prec, "rows": data["rows"],
                         "nnz": data["nnz"], "rsd": data["rsd"], "candidates": cands,
+                        "terms": terms,
                         "recorded_pick": recorded,
                         "best_cusparse": best_cus["kernel"] if best_cus else None,
                         "best_cusparse_us": best_cus["median_us"] if best_cus else None})
@@ -178,7 +204,7 @@ def evaluate(cs, models):
     """Per case: the model's pick and the ratios; returns a list of rows."""
     rows = []
     for c in cs:
-        preds = [predict(k, c["rows"], models)[0] for k in c["candidates"]]
+        preds = [predict(k, c["rows"], models, c["terms"])[0] for k in c["candidates"]]
         pi = min(range(len(preds)), key=lambda i: (preds[i], i))
         pick = c["candidates"][pi]
         timed = [k for k in c["candidates"] if k["measured_us"] is not None]
@@ -235,8 +261,9 @@ def solve(a, b):
 
 def fit_rates(pts, launch):
     """(1/eff, row_ns) >= 0 minimizing the relative error of
-    t = launch + bytes/BW * (1/eff) + rows * row_ns / 1000."""
-    feats = [[p["bytes"] / BW, p["rows"] * 1e-3] for p in pts]
+    t = launch + bytes/BW * (1/eff) + rows * row_ns / 1000 (BW: each
+    point's device)."""
+    feats = [[p["bytes"] / p["terms"]["bw"], p["rows"] * 1e-3] for p in pts]
     act = [0, 1]
     while act:
         a = [[sum(f[i] * f[j] / p["t"] ** 2 for f, p in zip(feats, pts)) for j in act]
@@ -266,13 +293,14 @@ def fit(cs, models):
                 continue
             pts[k["model"]].append({"bytes": k["bytes"] + k["vector_bytes"], "rows": c["rows"],
                                     "t": k["measured_us"], "w": k["max_width"],
-                                    "ws": k["sum_width"]})
+                                    "ws": k["sum_width"], "terms": c["terms"]})
     new = dict(models)
     for fam, names in FAMILIES.items():
         # streaming points: those the latency term of the current table does not decide
         stream = {n: [p for p in pts[n] if models[n][3] == 0 or
                       predict({"model": n, "bytes": p["bytes"], "vector_bytes": 0,
-                               "max_width": p["w"], "sum_width": p["ws"]}, p["rows"], models)[2]
+                               "max_width": p["w"], "sum_width": p["ws"]}, p["rows"], models,
+                              p["terms"])[2]
                       < 0.5 * p["t"]] for n in names}
         have = [n for n in names if len(stream[n]) >= 3]
         if not have:

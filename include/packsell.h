@@ -377,6 +377,27 @@ typedef enum psl_precision {
     PSL_PREC_FP64 = 2  /* SELL or CSR FP64 */
 } psl_precision;
 
+/* The GPU as psl_choose_format's cost model sees it: the device figures
+ * the model reads (the kernel classes' fitted rates are the chooser's own
+ * table, src/format/choose.c). Plain data: fill it with
+ * psl_device_model_default or psl_device_model_query, or set the fields to
+ * model another device. */
+typedef struct psl_device_model {
+    char name[64];          /* the device's name (informative; not read by the model) */
+    int32_t sm_count;       /* streaming multiprocessors (>= 1): with threads_per_sm the
+                               warps resident at once, and SMs x 512 rows the largest
+                               matrix the small-matrix kernels take */
+    int32_t threads_per_sm; /* resident threads per SM (>= 32); warps = threads / 32 */
+    int64_t l2_bytes;       /* L2 cache bytes (>= 0): a matrix whose bytes and vectors
+                               are fewer stays in L2 between back-to-back products */
+    double copy_gbs;        /* device-to-device copy bandwidth in GB/s (10^9 bytes read
+                               plus written per second; finite, > 0) */
+    int32_t copy_measured;  /* 1: copy_gbs was measured on this device; 0: the default's */
+    int32_t cluster_max;    /* largest thread-block cluster (blocks) the long-row kernels
+                               use, >= 1; 1: no clusters. Rounded down to a power of two;
+                               values above 16 (the kernels' largest) count as 16 */
+} psl_device_model;
+
 #define PSL_CHOICE_MAX 3 /* candidates per precision */
 
 /* One candidate of psl_choose_format with the cost model's view of it on
@@ -418,20 +439,60 @@ typedef struct psl_choice {
     int32_t delta_bits[2];    /* ... their D */
     int64_t delta_dummies[2]; /* ... the dummy words each D adds */
     int64_t delta_bytes[2];   /* ... the PackSELL bytes with each D */
+    psl_device_model device;  /* the device model the predictions are for */
 } psl_choice;
+
+/* The default model in *m: the H200 the chooser's constants were fitted
+ * on -- 132 SMs, 2048 threads per SM, l2_bytes 50,000,000, copy_gbs 4258
+ * (copy_measured 0), clusters of up to 16 blocks; name "H200 (default
+ * model)". psl_choose_format with a NULL model uses it.
+ *   m  out: the model (host memory)
+ * Errors: PSL_ERR_NULL_POINTER (m NULL). */
+psl_status psl_device_model_default(psl_device_model *m);
+
+/* The model of a CUDA device from cudaGetDeviceProperties: name, SMs,
+ * threads per SM, L2 size, and the largest cluster the long-row kernels
+ * use there (1 without clusters, or in a build whose oldest CUDA
+ * architecture is below sm_90). Synchronous; thread-safe; the current
+ * device is restored.
+ *   m                  out: the model (host memory)
+ *   device             a CUDA device ordinal, or -1 for the current device
+ *   measure_bandwidth  0: copy_gbs stays the default model's (copy_measured
+ *                      0) and no device memory is touched; nonzero:
+ *                      copy_gbs is the device-to-device copy bandwidth
+ *                      (copy_measured 1), the median of a few cudaMemcpy
+ *                      copies between two buffers of up to 256 MiB
+ *                      (allocated and freed here; a few milliseconds),
+ *                      measured on the first such call for the device and
+ *                      cached for the process. As noisy as any timing: picks
+ *                      near a tie may differ between processes.
+ * Errors: PSL_ERR_NULL_POINTER (m NULL), PSL_ERR_INVALID_VALUE (no such
+ * device), PSL_ERR_OUT_OF_MEMORY (not even two 16 MiB copy buffers fit),
+ * PSL_ERR_CUDA (a CUDA call failed; nothing is cached then),
+ * PSL_ERR_NOT_SUPPORTED in a build without CUDA; *m is left untouched on
+ * error. */
+psl_status psl_device_model_query(psl_device_model *m, int device, int measure_bandwidth);
 
 /* Pick the storage format for SpMV on the GPU of an FP64 CSR matrix at a
  * value precision, from O(nnz) statistics (row lengths, slice widths,
  * dummies and bytes of each candidate from layout-only dry runs) and a cost
- * model (src/format/choose.c documents it and its constants) -- nothing is
- * timed. Deterministic. Candidates: FP16: PackSELL FP16 (BF16 when a value
- * is beyond FP16's range), SELL FP16 (BF16), CSR FP32; FP32: PackSELL E8MY
- * with D in {1, 2} (the fewer bytes), SELL FP32, CSR FP32; FP64: SELL FP64,
- * CSR FP64. Sliced candidates use C = 32, sigma = 256, implicit permutation.
+ * model (src/format/choose.c documents it and its constants) of the GPU
+ * that `model` describes (NULL: psl_device_model_default's H200) -- nothing
+ * is timed. Deterministic for a given model. Candidates: FP16: PackSELL
+ * FP16 (BF16 when a value is beyond FP16's range), SELL FP16 (BF16), CSR
+ * FP32; FP32: PackSELL E8MY with D in {1, 2} (the fewer bytes), SELL FP32,
+ * CSR FP32; FP64: SELL FP64, CSR FP64. Sliced candidates use C = 32,
+ * sigma = 256, implicit permutation.
+ *   csr     the matrix (host, FP64 CSR; not modified)
+ *   prec    the value precision asked for
+ *   model   the device (host memory, read only; NULL for the default)
+ *   choice  out: the candidates, their predictions and the pick
  * Errors: PSL_ERR_WRONG_FORMAT (not FP64 CSR), PSL_ERR_INVALID_VALUE (bad
- * precision), PSL_ERR_CODEC_OVERFLOW (FP16/FP32: a value beyond FP32's
- * range, naming its row and column); *choice is then left untouched. */
-psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choice *choice);
+ * precision, or a model field out of its range, named in the message),
+ * PSL_ERR_CODEC_OVERFLOW (FP16/FP32: a value beyond FP32's range, naming
+ * its row and column); *choice is then left untouched. */
+psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
+                             const psl_device_model *model, psl_choice *choice);
 
 /* Lowercase name of a precision ("fp16", "fp32", "fp64"; "?" if invalid). */
 const char *psl_precision_name(psl_precision prec);

@@ -5,7 +5,11 @@
  * smallest prediction and converts; an HPCG-like / banded matrix picks
  * PackSELL, a matrix with one huge row never picks a sliced format; values
  * beyond FP16 switch to BF16, beyond FP32 give an error naming the entry;
- * bad arguments; the same choice whatever the number of threads.
+ * bad arguments; the same choice whatever the number of threads. The
+ * device model: the default is the documented H200 and equals NULL; a
+ * smaller device (bandwidth, L2, warps, SMs, clusters) changes the
+ * predictions and picks that depend on it as the model says; bad models
+ * and psl_device_model_query's errors.
  */
 #include "internal.h"
 #include "harness.h"
@@ -116,7 +120,7 @@ TEST(candidates_match_conversions)
             psl_choice c;
             char what[96];
             snprintf(what, sizeof what, "%s %s", specs[s], psl_precision_name((psl_precision)p));
-            CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
             check_choice(A, (psl_precision)p, &c, what);
         }
         psl_matrix_destroy(&A);
@@ -140,14 +144,14 @@ TEST(regular_matrices_pick_packsell)
         CHECK_OK(psl_generate(&A, specs[s]));
         for (int p = 0; p < 2; p++) {
             psl_choice c;
-            CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
             CHECK_MSG(c.opt.format == PSL_FORMAT_PACKSELL, "%s %s picks %s (%g us vs %g, %g)",
                       specs[s], psl_precision_name((psl_precision)p),
                       c.candidates[c.pick].kernel, c.candidates[c.pick].predicted_us,
                       c.candidates[0].predicted_us, c.candidates[2].predicted_us);
         }
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, &c)); /* SELL beats CSR FP64 */
+        CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, NULL, &c)); /* SELL beats CSR FP64 */
         CHECK(c.opt.format == PSL_FORMAT_SELL);
         psl_matrix_destroy(&A);
     }
@@ -178,7 +182,7 @@ TEST(one_huge_row_picks_csr)
     psl_matrix *A = from_rows(n, rp, ci, v);
     for (int p = 0; A && p < 3; p++) {
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
         CHECK_MSG(c.opt.format == PSL_FORMAT_CSR, "%s picks %s",
                   psl_precision_name((psl_precision)p), c.candidates[c.pick].kernel);
         CHECK(c.max_row_nnz == n && c.rsd > 100);
@@ -197,7 +201,7 @@ TEST(one_huge_row_picks_csr)
     CHECK_OK(psl_generate(&A, "powerlaw:200000:16:1.1:1"));
     for (int p = 0; A && p < 3; p++) {
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
         CHECK_MSG(c.opt.format == PSL_FORMAT_CSR, "powerlaw %s picks %s (max row %d)",
                   psl_precision_name((psl_precision)p), c.candidates[c.pick].kernel,
                   (int)c.max_row_nnz);
@@ -216,7 +220,7 @@ TEST(value_range)
     double v[7] = {1, 2, 3, 4, 5, 1e6, 7};
     psl_matrix *A = from_rows(4, rp, ci, v), *B = NULL;
     psl_choice c;
-    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, &c)); /* 1e6 > FP16 max: BF16 */
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, NULL, &c)); /* 1e6 > FP16 max: BF16 */
     check_choice(A, PSL_PREC_FP16, &c, "1e6 fp16");
     CHECK(c.max_abs == 1e6 && c.candidates[0].opt.codec.exp_bits == 8 &&
           c.candidates[1].opt.value_type == PSL_BF16 &&
@@ -228,7 +232,7 @@ TEST(value_range)
     /* 65504 is FP16's largest value: still FP16 */
     v[5] = 65504;
     A = from_rows(4, rp, ci, v);
-    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, &c));
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP16, NULL, &c));
     CHECK(c.candidates[0].opt.codec.exp_bits == 5);
     psl_matrix_destroy(&A);
 
@@ -237,7 +241,7 @@ TEST(value_range)
     A = from_rows(4, rp, ci, v);
     memset(&c, 0x5a, sizeof c);
     for (int p = 0; p < 2; p++) {
-        CHECK_ST(psl_choose_format(A, (psl_precision)p, &c), PSL_ERR_CODEC_OVERFLOW);
+        CHECK_ST(psl_choose_format(A, (psl_precision)p, NULL, &c), PSL_ERR_CODEC_OVERFLOW);
         psl_error_info e;
         psl_last_error(&e);
         CHECK_MSG(e.row == 2 && e.col == 3 && strstr(e.message, "row 2") &&
@@ -245,7 +249,7 @@ TEST(value_range)
                   "%s", e.message);
         CHECK(((unsigned char *)&c)[0] == 0x5a && ((unsigned char *)&c)[sizeof c - 1] == 0x5a);
     }
-    CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, &c));
+    CHECK_OK(psl_choose_format(A, PSL_PREC_FP64, NULL, &c));
     check_choice(A, PSL_PREC_FP64, &c, "1e300 fp64");
     psl_matrix_destroy(&A);
 }
@@ -259,14 +263,14 @@ TEST(empty_matrices)
     CHECK_OK(psl_matrix_create_csr(&A, 3, 3, rp, ci, v, PSL_FP64, 0, 0));
     for (int p = 0; A && p < 3; p++) {
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
         check_choice(A, (psl_precision)p, &c, "3x3 empty");
     }
     psl_matrix_destroy(&A);
     CHECK_OK(psl_matrix_create_csr(&A, 0, 0, rp, ci, v, PSL_FP64, 0, 0));
     for (int p = 0; A && p < 3; p++) {
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c));
         CHECK(c.nrows == 0 && c.nnz == 0 && c.pick >= 0 && c.pick < c.ncandidates);
     }
     psl_matrix_destroy(&A);
@@ -277,25 +281,25 @@ TEST(bad_arguments)
     psl_matrix *A = NULL, *S = NULL, *F = NULL;
     psl_choice c;
     CHECK_OK(psl_generate(&A, "lap2d:20"));
-    CHECK_ST(psl_choose_format(NULL, PSL_PREC_FP16, &c), PSL_ERR_NULL_POINTER);
-    CHECK_ST(psl_choose_format(A, PSL_PREC_FP16, NULL), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_choose_format(NULL, PSL_PREC_FP16, NULL, &c), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_choose_format(A, PSL_PREC_FP16, NULL, NULL), PSL_ERR_NULL_POINTER);
     CHECK(strstr(psl_last_error_message(), "choice"));
     memset(&c, 0x33, sizeof c);
-    CHECK_ST(psl_choose_format(A, (psl_precision)7, &c), PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_choose_format(A, (psl_precision)7, NULL, &c), PSL_ERR_INVALID_VALUE);
     CHECK(strstr(psl_last_error_message(), "precision 7"));
-    CHECK_ST(psl_choose_format(A, (psl_precision)-1, &c), PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_choose_format(A, (psl_precision)-1, NULL, &c), PSL_ERR_INVALID_VALUE);
     CHECK(((unsigned char *)&c)[0] == 0x33 && ((unsigned char *)&c)[sizeof c / 2] == 0x33);
     psl_convert_options o;
     psl_convert_options_init(&o);
     o.format = PSL_FORMAT_SELL;
     CHECK_OK(psl_matrix_convert(&S, A, &o));
-    CHECK_ST(psl_choose_format(S, PSL_PREC_FP32, &c), PSL_ERR_WRONG_FORMAT);
+    CHECK_ST(psl_choose_format(S, PSL_PREC_FP32, NULL, &c), PSL_ERR_WRONG_FORMAT);
     CHECK(strstr(psl_last_error_message(), "SELL") &&
           strstr(psl_last_error_message(), "psl_matrix_to_csr"));
     o.format = PSL_FORMAT_CSR;
     o.value_type = PSL_FP32;
     CHECK_OK(psl_matrix_convert(&F, A, &o));
-    CHECK_ST(psl_choose_format(F, PSL_PREC_FP32, &c), PSL_ERR_WRONG_FORMAT);
+    CHECK_ST(psl_choose_format(F, PSL_PREC_FP32, NULL, &c), PSL_ERR_WRONG_FORMAT);
     CHECK(strstr(psl_last_error_message(), "FP32"));
     CHECK(strcmp(psl_precision_name(PSL_PREC_FP32), "fp32") == 0 &&
           strcmp(psl_precision_name((psl_precision)9), "?") == 0);
@@ -334,18 +338,296 @@ TEST(deterministic_over_threads)
         int saved = omp_get_max_threads();
         omp_set_num_threads(1);
 #endif
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c1));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c1));
 #ifdef _OPENMP
         omp_set_num_threads(saved > 1 ? saved : 2);
 #endif
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c2));
-        CHECK_OK(psl_choose_format(A, (psl_precision)p, &c3));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c2));
+        CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c3));
 #ifdef _OPENMP
         omp_set_num_threads(saved);
 #endif
         CHECK(same_choice(&c1, &c2) && same_choice(&c2, &c3));
     }
     psl_matrix_destroy(&A);
+}
+
+/* The default device model: the documented H200 figures; NULL and the
+ * default give the same choice; the choice records the model. */
+TEST(default_device_model)
+{
+    psl_device_model m;
+    memset(&m, 0, sizeof m);
+    CHECK_OK(psl_device_model_default(&m));
+    CHECK(m.sm_count == 132 && m.threads_per_sm == 2048 && m.l2_bytes == 50000000 &&
+          m.copy_gbs == 4258.0 && m.copy_measured == 0 && m.cluster_max == 16 &&
+          strstr(m.name, "H200"));
+    CHECK_ST(psl_device_model_default(NULL), PSL_ERR_NULL_POINTER);
+    static const char *specs[] = {"hpcg:5:5:6", "powerlaw:5000:8:1.5:3", "lap2d:60"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        psl_matrix *A = NULL;
+        CHECK_OK(psl_generate(&A, specs[s]));
+        for (int p = 0; A && p < 3; p++) {
+            psl_choice c1, c2;
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, NULL, &c1));
+            CHECK_OK(psl_choose_format(A, (psl_precision)p, &m, &c2));
+            CHECK(same_choice(&c1, &c2));
+            CHECK(memcmp(&c1.device, &m, sizeof m) == 0 && memcmp(&c2.device, &m, sizeof m) == 0);
+        }
+        psl_matrix_destroy(&A);
+    }
+}
+
+/* Choices of A at prec on two models. */
+static void choose2(const psl_matrix *A, psl_precision prec, const psl_device_model *m1,
+                    const psl_device_model *m2, psl_choice *c1, psl_choice *c2)
+{
+    CHECK_OK(psl_choose_format(A, prec, m1, c1));
+    CHECK_OK(psl_choose_format(A, prec, m2, c2));
+    CHECK(c1->ncandidates == c2->ncandidates);
+    for (int i = 0; i < c1->ncandidates; i++) /* the device never changes the layouts */
+        CHECK(c1->candidates[i].bytes == c2->candidates[i].bytes &&
+              c1->candidates[i].max_width == c2->candidates[i].max_width &&
+              c1->candidates[i].sum_width == c2->candidates[i].sum_width);
+}
+
+static int rel_eq(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)); }
+
+/* A smaller device changes the predictions that depend on it, the way the
+ * model says: the bandwidth term scales with 1/copy_gbs; a matrix that fits
+ * the default L2 but not a smaller one takes the HBM latency; fewer
+ * resident warps lengthen the latency of a matrix whose slices outnumber
+ * them (in proportion once the warps bound it); fewer SMs make a matrix
+ * too large for the small-matrix kernels, so its rows split and walk
+ * further. */
+TEST(smaller_device_changes_predictions)
+{
+    psl_device_model def, m;
+    CHECK_OK(psl_device_model_default(&def));
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "hpcg:6:6:6"));
+    for (int p = 0; A && p < 2; p++) { /* FP16, FP32: no per-row term */
+        psl_choice c1, c2;
+        m = def;
+        m.copy_gbs = def.copy_gbs / 4;
+        choose2(A, (psl_precision)p, &def, &m, &c1, &c2);
+        for (int i = 0; i < c1.ncandidates; i++) {
+            const psl_candidate *k1 = &c1.candidates[i], *k2 = &c2.candidates[i];
+            CHECK_MSG(rel_eq(k2->bandwidth_us, 4 * k1->bandwidth_us) &&
+                          k2->latency_us == k1->latency_us,
+                      "%s: bandwidth %g at 1/4 copy_gbs vs %g", k1->kernel, k2->bandwidth_us,
+                      k1->bandwidth_us);
+            /* launch and the split do not depend on the bandwidth */
+            CHECK(rel_eq(k2->predicted_us - fmax(k2->bandwidth_us, k2->latency_us),
+                         k1->predicted_us - fmax(k1->bandwidth_us, k1->latency_us)));
+        }
+        /* L2 of 4 MB: the sliced candidates of 4-50 MB leave L2 (PackSELL
+         * at least), those beyond 50 MB were out of it already */
+        m = def;
+        m.l2_bytes = 4000000;
+        choose2(A, (psl_precision)p, &def, &m, &c1, &c2);
+        int left = 0;
+        for (int i = 0; i < c1.ncandidates; i++) {
+            const psl_candidate *k1 = &c1.candidates[i], *k2 = &c2.candidates[i];
+            double b = (double)k1->bytes + (double)k1->vector_bytes;
+            CHECK(k2->bandwidth_us == k1->bandwidth_us && b > 4e6);
+            if (k1->opt.format == PSL_FORMAT_CSR) {
+                CHECK(k1->latency_us == 0 && k2->latency_us == 0);
+            } else if (b < 50e6) {
+                left++;
+                CHECK_MSG(k2->latency_us > k1->latency_us, "%s: latency %g in HBM vs %g in L2",
+                          k1->kernel, k2->latency_us, k1->latency_us);
+            } else {
+                CHECK(k2->latency_us == k1->latency_us);
+            }
+        }
+        CHECK(left >= 1 && c1.candidates[0].opt.format == PSL_FORMAT_PACKSELL);
+    }
+    psl_matrix_destroy(&A);
+    /* a matrix under both L2 sizes keeps its latency */
+    CHECK_OK(psl_generate(&A, "lap2d:60"));
+    if (A) {
+        psl_choice c1, c2;
+        m = def;
+        m.l2_bytes = 4000000;
+        choose2(A, PSL_PREC_FP16, &def, &m, &c1, &c2);
+        CHECK(same_choice(&c1, &c2));
+    }
+    psl_matrix_destroy(&A);
+
+    /* fewer warps: lap3d:64 has 8,192 slices about 7 wide */
+    CHECK_OK(psl_generate(&A, "lap3d:64"));
+    for (int p = 0; A && p < 3; p++) {
+        psl_device_model w1 = def, w2 = def;
+        w1.threads_per_sm = 256; /* 1,056 warps */
+        w2.threads_per_sm = 128; /* 528 */
+        psl_choice c0, c1, c2;
+        choose2(A, (psl_precision)p, &def, &w1, &c0, &c1);
+        choose2(A, (psl_precision)p, &w1, &w2, &c1, &c2);
+        for (int i = 0; i < c0.ncandidates; i++) {
+            const psl_candidate *k0 = &c0.candidates[i], *k1 = &c1.candidates[i],
+                                *k2 = &c2.candidates[i];
+            if (k0->opt.format == PSL_FORMAT_CSR) {
+                CHECK(k1->latency_us == 0 && k2->latency_us == 0 &&
+                      k1->predicted_us == k0->predicted_us);
+                continue;
+            }
+            CHECK((double)k1->sum_width / 1056 > (double)k1->max_width);
+            CHECK_MSG(k1->latency_us > k0->latency_us && rel_eq(k2->latency_us, 2 * k1->latency_us),
+                      "%s: latency %g, %g, %g at 8448, 1056, 528 warps", k0->kernel,
+                      k0->latency_us, k1->latency_us, k2->latency_us);
+            CHECK(k1->bandwidth_us == k0->bandwidth_us && k1->predicted_us >= k0->predicted_us);
+        }
+    }
+    psl_matrix_destroy(&A);
+
+    /* fewer SMs, the same warps: 20,000 rows are small for 132 SMs (at
+     * most 132 x 512 rows), not for 16 (8,192); their slices of 20 are then
+     * split (walk 15) instead of loaded by the short-row kernels (8) */
+    CHECK_OK(psl_generate(&A, "banded:20000:64:20:1"));
+    for (int p = 0; A && p < 3; p++) {
+        psl_device_model f = def;
+        f.sm_count = 16;
+        f.threads_per_sm = 132 * 2048 / 16;
+        psl_choice c1, c2;
+        choose2(A, (psl_precision)p, &def, &f, &c1, &c2);
+        int checked = 0;
+        for (int i = 0; i < c1.ncandidates; i++) {
+            const psl_candidate *k1 = &c1.candidates[i], *k2 = &c2.candidates[i];
+            if (k1->opt.format == PSL_FORMAT_CSR) {
+                CHECK(k2->predicted_us == k1->predicted_us);
+            } else if (k1->max_width == 20) { /* E8MY's dummies may widen PackSELL */
+                checked++;
+                CHECK_MSG(rel_eq(k2->latency_us, k1->latency_us * 15 / 8),
+                          "%s: latency %g vs %g", k1->kernel, k2->latency_us, k1->latency_us);
+            }
+        }
+        CHECK(checked >= (p == PSL_PREC_FP16 ? 2 : 1));
+    }
+    psl_matrix_destroy(&A);
+}
+
+/* One row of `wide` entries (row 0) over a tridiagonal n x n matrix. */
+static psl_matrix *one_wide_row(int32_t n, int32_t wide)
+{
+    int64_t nnz = wide + 3 * (int64_t)n;
+    int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)nnz * sizeof *ci);
+    double *v = malloc((size_t)nnz * sizeof *v);
+    int64_t k = 0;
+    rp[0] = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t lo = i == 0 ? 0 : i - 1, hi = i == 0 ? wide - 1 : (i + 1 < n ? i + 1 : i);
+        for (int32_t j = lo; j <= hi; j++, k++) {
+            ci[k] = j;
+            v[k] = j == i ? 4.0 : -1.0;
+        }
+        rp[i + 1] = k;
+    }
+    psl_matrix *A = from_rows(n, rp, ci, v);
+    free(rp);
+    free(ci);
+    free(v);
+    return A;
+}
+
+/* Without clusters a small matrix's slice of 1,000 positions needs the
+ * finishing kernel of the split: the sliced predictions grow, CSR's stay,
+ * and the pick moves from PackSELL to CSR. Cluster sizes round down to a
+ * power of two and stop at 16, as the kernels take them. */
+TEST(clusters_change_the_pick)
+{
+    psl_device_model def, m;
+    CHECK_OK(psl_device_model_default(&def));
+    psl_matrix *A = one_wide_row(2000, 1000);
+    for (int p = 0; A && p < 2; p++) {
+        psl_choice c1, c2, c3;
+        m = def;
+        m.cluster_max = 1;
+        choose2(A, (psl_precision)p, &def, &m, &c1, &c2);
+        CHECK_MSG(c1.candidates[c1.pick].opt.format == PSL_FORMAT_PACKSELL &&
+                      c2.candidates[c2.pick].opt.format == PSL_FORMAT_CSR,
+                  "%s: picks %s with clusters, %s without", psl_precision_name((psl_precision)p),
+                  c1.candidates[c1.pick].kernel, c2.candidates[c2.pick].kernel);
+        for (int i = 0; i < c1.ncandidates; i++) {
+            const psl_candidate *k1 = &c1.candidates[i], *k2 = &c2.candidates[i];
+            if (k1->opt.format == PSL_FORMAT_CSR)
+                CHECK(k2->predicted_us == k1->predicted_us);
+            else
+                CHECK_MSG(k1->max_width >= 1000 && k2->predicted_us > k1->predicted_us,
+                          "%s: %g us without clusters, %g with", k1->kernel, k2->predicted_us,
+                          k1->predicted_us);
+        }
+        m.cluster_max = 31; /* 16 */
+        choose2(A, (psl_precision)p, &def, &m, &c1, &c3);
+        CHECK(same_choice(&c1, &c3));
+        m.cluster_max = 64; /* 16 */
+        choose2(A, (psl_precision)p, &def, &m, &c1, &c3);
+        CHECK(same_choice(&c1, &c3));
+        m.cluster_max = 3; /* 2 */
+        psl_choice c4;
+        psl_device_model two = def;
+        two.cluster_max = 2;
+        choose2(A, (psl_precision)p, &two, &m, &c4, &c3);
+        CHECK(same_choice(&c4, &c3));
+    }
+    psl_matrix_destroy(&A);
+}
+
+/* A model field out of range is an error naming it; *choice untouched. */
+TEST(bad_device_model)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "lap2d:20"));
+    psl_device_model def;
+    CHECK_OK(psl_device_model_default(&def));
+    struct {
+        const char *field;
+        psl_device_model m;
+    } bad[8];
+    for (int i = 0; i < 8; i++)
+        bad[i].m = def;
+    bad[0].field = "sm_count", bad[0].m.sm_count = 0;
+    bad[1].field = "threads_per_sm", bad[1].m.threads_per_sm = 31;
+    bad[2].field = "l2_bytes", bad[2].m.l2_bytes = -1;
+    bad[3].field = "copy_gbs", bad[3].m.copy_gbs = 0;
+    bad[4].field = "copy_gbs", bad[4].m.copy_gbs = NAN;
+    bad[5].field = "copy_gbs", bad[5].m.copy_gbs = INFINITY;
+    bad[6].field = "cluster_max", bad[6].m.cluster_max = 0;
+    bad[7].field = "sm_count", bad[7].m.sm_count = -5;
+    for (int i = 0; A && i < 8; i++) {
+        psl_choice c;
+        memset(&c, 0x77, sizeof c);
+        CHECK_ST(psl_choose_format(A, PSL_PREC_FP16, &bad[i].m, &c), PSL_ERR_INVALID_VALUE);
+        CHECK_MSG(strstr(psl_last_error_message(), bad[i].field) != NULL, "%s: %s",
+                  bad[i].field, psl_last_error_message());
+        CHECK(((unsigned char *)&c)[0] == 0x77 && ((unsigned char *)&c)[sizeof c - 1] == 0x77);
+    }
+    psl_matrix_destroy(&A);
+}
+
+/* psl_device_model_query: not supported without CUDA, an error without a
+ * device, else the device's figures; *m untouched on error. */
+TEST(device_model_query)
+{
+    psl_device_model m;
+    memset(&m, 0x44, sizeof m);
+    int count = 0;
+    psl_status cs = psl_cuda_device_count(&count);
+    psl_status st = psl_device_model_query(&m, 0, 0);
+    if (cs == PSL_ERR_NOT_SUPPORTED || count == 0) {
+        CHECK_ST(st, cs == PSL_ERR_NOT_SUPPORTED ? PSL_ERR_NOT_SUPPORTED : PSL_ERR_INVALID_VALUE);
+        CHECK(((unsigned char *)&m)[0] == 0x44 && ((unsigned char *)&m)[sizeof m - 1] == 0x44);
+    } else {
+        CHECK_OK(st);
+        CHECK(m.sm_count >= 1 && m.threads_per_sm >= 32 && m.l2_bytes > 0 &&
+              m.copy_measured == 0 && m.cluster_max >= 1 && m.name[0]);
+        psl_device_model m2;
+        CHECK_ST(psl_device_model_query(&m2, count, 0), PSL_ERR_INVALID_VALUE);
+        CHECK_ST(psl_device_model_query(&m2, -2, 0), PSL_ERR_INVALID_VALUE);
+    }
+    CHECK_ST(psl_device_model_query(NULL, 0, 0),
+             cs == PSL_ERR_NOT_SUPPORTED ? PSL_ERR_NOT_SUPPORTED : PSL_ERR_NULL_POINTER);
 }
 
 static const psl_test_case tests[] = {
@@ -356,5 +638,10 @@ static const psl_test_case tests[] = {
     {"empty_matrices", empty_matrices},
     {"bad_arguments", bad_arguments},
     {"deterministic_over_threads", deterministic_over_threads},
+    {"default_device_model", default_device_model},
+    {"smaller_device_changes_predictions", smaller_device_changes_predictions},
+    {"clusters_change_the_pick", clusters_change_the_pick},
+    {"bad_device_model", bad_device_model},
+    {"device_model_query", device_model_query},
 };
 PSL_TEST_MAIN(tests)

@@ -740,7 +740,7 @@ TEST(choose_and_auto)
     for (int p = 0; A && p < 3; p++) {
         psl_precision prec = (psl_precision)p;
         psl_choice c;
-        CHECK_OK(psl_choose_format(A, prec, &c));
+        CHECK_OK(psl_choose_format(A, prec, NULL, &c));
         const psl_candidate *k = &c.candidates[c.pick];
         CHECK_MSG(run("choose %s --precision %s --json '%s'", src, psl_precision_name(prec),
                       tmp("choose.json")) == 0, "%s", err_text);
@@ -778,6 +778,20 @@ TEST(choose_and_auto)
         CHECK(json_has_str(out_text, "pick_kernel", k->kernel));
     }
     psl_matrix_destroy(&A);
+
+    /* --device cpu: the default model, printed and recorded in the JSON;
+     * an unknown device is a usage error */
+    CHECK_MSG(run("choose %s --precision fp16 --device cpu --json '%s'", src,
+                  tmp("choose-dev.json")) == 0, "%s", err_text);
+    CHECK(strstr(out_text, "H200 (default model)") && strstr(out_text, "4258.0 GB/s"));
+    {
+        char json[1 << 14];
+        slurp(tmp("choose-dev.json"), json, sizeof json);
+        CHECK(json_valid(json) && json_num(json, "sm_count") == 132 &&
+              json_num(json, "threads_per_sm") == 2048 && json_num(json, "l2_bytes") == 5e7 &&
+              json_num(json, "copy_gbs") == 4258 && json_num(json, "cluster_max") == 16);
+    }
+    CHECK(run("choose %s --device tpu", src) == 2 && strstr(err_text, "cpu or cuda"));
 
     /* errors: a missing file; values beyond FP32 at fp16/fp32 name the entry */
     CHECK(run("choose '%s'", tmp("nothere.mtx")) == 1 && strstr(err_text, "nothere.mtx"));

@@ -1,7 +1,8 @@
 /*
  * bench_auto.c -- the "auto" rows of `packsell bench --device cuda`: the
- * format chooser's pick for FP16 and FP32 on the benchmark matrix, its
- * predicted times, and the measured time of the picked kernel taken from
+ * format chooser's pick for FP16 and FP32 on the benchmark matrix (the
+ * device model of the current device), its predicted times, and the
+ * measured time of the picked kernel taken from
  * the rows the bench already timed (no extra timing), beside the fastest
  * candidate and the fastest cuSPARSE kernel of the same value width.
  */
@@ -23,11 +24,14 @@ void bench_auto_compute(const bench_args *a, const bench_data *d, const bench_re
 {
     static const psl_precision precs[BENCH_AUTO_N] = {PSL_PREC_FP16, PSL_PREC_FP32};
     static const char *suffix[BENCH_AUTO_N] = {"-fp16", "-fp32"};
+    psl_device_model model; /* this device, its copy bandwidth measured by the library */
+    psl_status mst = psl_device_model_query(&model, -1, 1);
     for (int p = 0; p < BENCH_AUTO_N; p++) {
         bench_auto *u = &au[p];
         memset(u, 0, sizeof *u);
         u->pick_row = u->best_row = u->best_cusparse_row = -1;
-        psl_status st = psl_choose_format(d->A, precs[p], &u->choice);
+        psl_status st =
+            mst != PSL_OK ? mst : psl_choose_format(d->A, precs[p], &model, &u->choice);
         if (st != PSL_OK) {
             snprintf(u->error, sizeof u->error, "%s", psl_last_error_message());
             continue;
@@ -81,6 +85,14 @@ void bench_auto_print(const bench_args *a, const bench_result *res, const bench_
     }
     printf("(chooser: psl_choose_format's pick, its time from the rows above; speed = fastest\n"
            " cuSPARSE kernel of the same value width / the pick; the issue's target: >= 0.95)\n");
+    for (int p = 0; p < BENCH_AUTO_N; p++)
+        if (au[p].ok) {
+            const psl_device_model *m = &au[p].choice.device;
+            printf("(device model: %s, %d SMs, L2 %.1f MB, copy %.1f GB/s %s, clusters of %d)\n",
+                   m->name, (int)m->sm_count, (double)m->l2_bytes * 1e-6, m->copy_gbs,
+                   m->copy_measured ? "measured" : "default", (int)m->cluster_max);
+            break;
+        }
 }
 
 void bench_auto_json(struct cli_json *j, const bench_args *a, const bench_result *res,

@@ -1,8 +1,8 @@
 /*
  * chooser.c -- the format chooser in the packsell command: "packsell choose
- * MATRIX [--precision P] [--json FILE]" (statistics, every candidate's
- * predicted GPU time and the pick of psl_choose_format) and the helpers
- * behind --format auto of info, convert and spmv.
+ * MATRIX [--precision P] [--device D] [--json FILE]" (statistics, every
+ * candidate's predicted GPU time and the pick of psl_choose_format) and the
+ * helpers behind --format auto of info, convert and spmv.
  */
 #include "cli.h"
 
@@ -29,14 +29,22 @@ int cli_precision_parse(const char *s, psl_precision *out)
     return -1;
 }
 
+int cli_device_model(const char *cmd, const char *device, psl_device_model *m)
+{
+    psl_status st = cli_device_is_cuda(device) ? psl_device_model_query(m, -1, 1)
+                                               : psl_device_model_default(m);
+    return st == PSL_OK ? CLI_OK : cli_lib_error(cmd, st);
+}
+
 int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
-                     psl_matrix **A, psl_choice *choice, double *seconds)
+                     const psl_device_model *model, psl_matrix **A, psl_choice *choice,
+                     double *seconds)
 {
     psl_precision prec;
     if (cli_precision_parse(fa->precision, &prec) != 0) /* checked by cli_format_options */
         return cli_usage_error(cmd, "unknown --precision '%s'", fa->precision);
     double t0 = cli_now();
-    psl_status st = psl_choose_format(*A, prec, choice);
+    psl_status st = psl_choose_format(*A, prec, model, choice);
     if (st != PSL_OK)
         return cli_lib_error(cmd, st);
     psl_convert_options o = choice->opt;
@@ -101,6 +109,15 @@ void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
     cli_json_string(j, "pick", options_name(&p->opt, name, sizeof name));
     cli_json_string(j, "pick_kernel", p->kernel);
     cli_json_string(j, "pick_vectors", psl_scalar_name(p->vec_type));
+    cli_json_begin_object(j, "device_model");
+    cli_json_string(j, "name", c->device.name);
+    cli_json_int(j, "sm_count", c->device.sm_count);
+    cli_json_int(j, "threads_per_sm", c->device.threads_per_sm);
+    cli_json_int(j, "l2_bytes", c->device.l2_bytes);
+    cli_json_double(j, "copy_gbs", c->device.copy_gbs);
+    cli_json_bool(j, "copy_measured", c->device.copy_measured);
+    cli_json_int(j, "cluster_max", c->device.cluster_max);
+    cli_json_end_object(j);
     cli_json_double(j, "pick_predicted_us", p->predicted_us);
     cli_json_int(j, "C", p->opt.slice_height);
     cli_json_int(j, "sigma", p->opt.sigma);
@@ -139,15 +156,18 @@ void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
 
 static void usage(void)
 {
-    printf("Usage: packsell choose MATRIX [--precision fp16|fp32|fp64] [--json FILE]\n"
+    printf("Usage: packsell choose MATRIX [--precision fp16|fp32|fp64] [--device cpu|cuda]\n"
+           "                       [--json FILE]\n"
            "\n"
            "Pick the storage format for GPU SpMV at a value precision, as --format auto\n"
            "does: PackSELL (with the best delta bits D for the codec), our SELL, or CSR\n"
            "(cuSPARSE), from cheap statistics -- nonzeros, rows, row-length spread (RSD),\n"
            "the widest slice, the dummy words each D adds, bytes -- and a cost model of\n"
-           "the kernels on the H200 (launch + bytes / bandwidth + per-row cost, or the\n"
-           "latency of the widest slices for one-thread-per-row sliced kernels).\n"
-           "Nothing is timed. Prints each candidate's predicted time and the pick.\n"
+           "the kernels on a GPU (launch + bytes / bandwidth + per-row cost, or the\n"
+           "latency of the widest slices for one-thread-per-row sliced kernels): the\n"
+           "H200 the model was fitted on, or with --device cuda the current CUDA\n"
+           "device (its SMs, L2 and clusters, and its copy bandwidth, measured once).\n"
+           "Nothing else is timed. Prints each candidate's predicted time and the pick.\n"
            "\n"
            "Candidates: fp16: PackSELL FP16 (BF16 when a value is beyond FP16's range),\n"
            "SELL FP16, CSR FP32; fp32: PackSELL E8MY with D in {1, 2} (fewer bytes),\n"
@@ -157,6 +177,7 @@ static void usage(void)
            "\n"
            "Options:\n"
            "      --precision P    fp16, fp32 or fp64 (default: all three)\n"
+           "      --device D       cpu (default: the H200 model) or cuda (this device)\n"
            "      --json FILE      also write the statistics and choices as JSON\n"
            "  -h, --help           this help\n"
            "\n"
@@ -197,7 +218,9 @@ static int write_json(const char *cmd, const char *path, const char *source,
 int cmd_choose(int argc, char **argv)
 {
     const char *cmd = "choose";
-    cli_opt opts[] = {{"--precision", NULL, 1, NULL, 0}, {"--json", NULL, 1, NULL, 0}};
+    cli_opt opts[] = {{"--precision", NULL, 1, NULL, 0},
+                      {"--json", NULL, 1, NULL, 0},
+                      {"--device", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1];
     int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", pos);
@@ -212,6 +235,12 @@ int cmd_choose(int argc, char **argv)
                                    ps);
         n = 1;
     }
+    const char *device = cli_find(opts, nopts, "--device")->value;
+    if ((rc = cli_check_device(cmd, device)) != 0)
+        return rc;
+    psl_device_model model;
+    if ((rc = cli_device_model(cmd, device, &model)) != 0)
+        return rc;
     psl_convert_options csr;
     psl_convert_options_init(&csr);
     psl_matrix *A = NULL;
@@ -221,7 +250,7 @@ int cmd_choose(int argc, char **argv)
     psl_choice ch[3];
     double t0 = cli_now();
     for (int i = 0; i < n && rc == CLI_OK; i++) {
-        psl_status st = psl_choose_format(A, precs[i], &ch[i]);
+        psl_status st = psl_choose_format(A, precs[i], &model, &ch[i]);
         if (st != PSL_OK)
             rc = cli_lib_error(cmd, st);
     }
@@ -232,8 +261,12 @@ int cmd_choose(int argc, char **argv)
                pos[0], (int)ch[0].nrows, (int)ch[0].ncols, (long long)ch[0].nnz,
                (int)ch[0].max_row_nnz, ch[0].mean_row_nnz, ch[0].rsd, (long long)ch[0].kleft,
                ch[0].max_abs);
-        printf("predicted times are for the H200 (src/format/choose.c); load %.3f s, choose "
-               "%.3f s\n", load_s + conv_s, choose_s);
+        printf("predicted times are for %s: %d SMs x %d threads, L2 %.1f MB, copy %.1f GB/s "
+               "(%s)\n",
+               model.name, (int)model.sm_count, (int)model.threads_per_sm,
+               (double)model.l2_bytes * 1e-6, model.copy_gbs,
+               model.copy_measured ? "measured" : "the default model's");
+        printf("load %.3f s, choose %.3f s\n", load_s + conv_s, choose_s);
         for (int i = 0; i < n; i++)
             cli_choice_print(stdout, &ch[i]);
         if (fflush(stdout) != 0)

@@ -123,12 +123,19 @@ struct cli_json; /* the JSON writer, below */
 /* --format auto (chooser.c): whether it was asked for; "fp16"/"fp32"/"fp64"
  * into *out (0, or -1 if unknown). cli_format_options leaves opt at CSR FP64
  * for auto (so cli_load_matrix gives the chooser's input) with --permute and
- * --overflow parsed; cli_auto_convert then chooses and converts *A in place
- * (its seconds added to *seconds) and fills *choice. */
+ * --overflow parsed; cli_auto_convert then chooses for model (NULL: the
+ * default) and converts *A in place (its seconds added to *seconds) and
+ * fills *choice. */
 int cli_format_is_auto(const cli_format_args *fa);
 int cli_precision_parse(const char *s, psl_precision *out);
 int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
-                     psl_matrix **A, psl_choice *choice, double *seconds);
+                     const psl_device_model *model, psl_matrix **A, psl_choice *choice,
+                     double *seconds);
+/* The chooser's device model for --device (checked by cli_check_device):
+ * with cuda the current device's, its copy bandwidth measured; otherwise
+ * (cpu, none) the default H200 model. Prints the error; CLI_OK or
+ * CLI_RUNTIME. */
+int cli_device_model(const char *cmd, const char *device, psl_device_model *m);
 /* A choice as readable lines on f / as a JSON object under key. */
 void cli_choice_print(FILE *f, const psl_choice *c);
 void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c);

@@ -48,7 +48,7 @@ int cmd_convert(int argc, char **argv)
         return rc;
     psl_choice choice;
     if (cli_format_is_auto(&fa) &&
-        (rc = cli_auto_convert(cmd, &fa, &opt, &A, &choice, &conv_s)) != 0) {
+        (rc = cli_auto_convert(cmd, &fa, &opt, NULL, &A, &choice, &conv_s)) != 0) {
         psl_matrix_destroy(&A);
         return rc;
     }

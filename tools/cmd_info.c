@@ -150,7 +150,7 @@ int cmd_info(int argc, char **argv)
         return rc;
     psl_choice choice, *chosen = NULL;
     if (cli_format_is_auto(&fa)) {
-        if ((rc = cli_auto_convert(cmd, &fa, &opt, &A, &choice, &conv_s)) != 0) {
+        if ((rc = cli_auto_convert(cmd, &fa, &opt, NULL, &A, &choice, &conv_s)) != 0) {
             psl_matrix_destroy(&A);
             return rc;
         }

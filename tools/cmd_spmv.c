@@ -161,7 +161,9 @@ int cmd_spmv(int argc, char **argv)
         goto done;
     if (cli_format_is_auto(&a.fa)) {
         psl_choice choice;
-        if ((rc = cli_auto_convert(cmd, &a.fa, &a.opt, &A, &choice, &conv_s)) != 0)
+        psl_device_model model;
+        if ((rc = cli_device_model(cmd, a.device, &model)) != 0 ||
+            (rc = cli_auto_convert(cmd, &a.fa, &a.opt, &model, &A, &choice, &conv_s)) != 0)
             goto done;
         if (!a.vec_given)
             a.vec = choice.vec_type;

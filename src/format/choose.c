@@ -1,78 +1,56 @@
 /*
  * choose.c -- psl_choose_format: pick PackSELL, SELL or CSR (cuSPARSE) for
  * SpMV on the GPU at a requested value precision, from O(nnz) statistics
- * and a small cost model. Nothing is timed.
+ * and a small cost model of the device a psl_device_model describes.
+ * Nothing is timed.
  *
  * The model (times in microseconds, one SpMV with beta = 0):
  *
- *   bytes      = matrix bytes (psl_matrix_estimate's layout: words or
- *                values + columns, slice offsets, perm; CSR: the device
- *                layout with 32-bit indices) + x read once + y written once
+ *   bytes      = matrix bytes (psl_matrix_estimate's layout; CSR: the device
+ *                layout, 32-bit indices when they fit) + x read once + y
+ *                written once
  *   bandwidth  = bytes / (eff * BW) + nrows * row_ns / 1000
- *   latency    = word_ns / 1000 * max(walk, sum_width / WARPS)       (sliced)
- *              = 0                                                    (CSR)
- *   walk       = max_width when no slice is split (long_rows.h's rule),
- *                else the longest walk left: the widest unsplit slice or
- *                one segment, at most max(wide_min - 1, seg); a row that
- *                a short-row kernel loads in one go walks at most
- *                MODEL_SHORT_WALK
- *   predicted  = launch + max(bandwidth, latency) (+ split, sliced, when
- *                the finishing kernel runs: a slice wider than one block of
- *                the split, 256 positions, and no cluster takes it -- large
- *                matrices, or wider than 8 blocks)
+ *   latency    = word_ns / 1000 * max(walk, sum_width / WARPS)   (sliced)
+ *              = 0                                               (CSR)
+ *   predicted  = launch + max(bandwidth, latency) (+ split_us, sliced, when
+ *                the finishing kernel of split slices runs)
  *
- * BW is the H200's device-to-device copy rate. Our SELL/PackSELL kernels
- * run one thread per row and a warp per slice of C = 32 rows, so a slice
- * takes its width (longest row, in words/entries) times a per-word latency
- * when it runs alone -- unless the kernels split it over warps
- * (src/kernels/cuda/long_rows.h), which leaves a walk of one segment; WARPS
- * warps run at once (132 SMs x 64 warps), so the slices cannot finish before
- * the longest walk, nor before sum_width / WARPS word latencies. cuSPARSE CSR (ALG2) balances by nonzeros and has no such
- * term. row_ns is the per-row setup cost (slice offsets, perm, y store)
- * that makes short-row matrices slower than their bytes say; launch is the
- * fixed cost of a call.
+ * The SELL/PackSELL kernels run a thread per row and a warp per slice of
+ * 32 rows, so a slice alone takes its width (words or entries) times a
+ * per-word latency, and the slices cannot finish before the longest walk
+ * nor before sum_width / WARPS word latencies. walk is the widest slice,
+ * or, where the kernels split long rows over warps (gpu_rules.h,
+ * psl_wide_rule), the longest walk left: max(wide_min - 1, seg); a row that
+ * a short-row kernel loads in one go walks short_walk words (two groups for
+ * the small-matrix kernel's slices wider than short_group_small). The
+ * finishing kernel runs for a slice wider than one block of the split that
+ * no cluster takes. cuSPARSE CSR balances by nonzeros: no latency term.
+ * row_ns is the per-row setup (slice offsets, perm, y store) that makes
+ * short-row matrices slower than their bytes say; launch the fixed cost of
+ * a call. The model has no term for x gathers (random columns), which slow
+ * every candidate.
  *
- * Constants: launch (one for our sliced kernels, one for cuSPARSE CSR),
- * eff and row_ns were refit by least squares on relative error
- * (bench/chooser_eval.py --fit) to the whole-suite run
- * bench/results/2026-11-30-suite-v2/ (57 matrices, in-sample); split, the
- * cost of the finishing kernel of slices split over several blocks, is the
- * median excess (3 us) of that run's small matrices whose long rows take it.
- * There the pick is the fastest candidate on 54 (FP16) and 42 (FP32) of 57
- * matrices; with the constants of the four-matrix fit used before, 46 and
- * 34. word_ns (a lone thread's per-word latency) is the earlier estimate:
- * since the kernels split long rows the walk it multiplies is at most 63
- * words, so it rarely decides, and the suite cannot fit it (the sliced
- * points far above their streaming time are random-column matrices, slow
- * from x gathers, which the model has no term for and which slow CSR too).
- * SELL FP64 was not measured: its row copies SELL FP32. Keep every constant
- * in this one table; bench/chooser_eval.py holds the same table for refits.
+ * Device figures, from the psl_device_model: BW = copy_gbs, WARPS = SMs x
+ * threads per SM / 32, word_ns is the L2 or the HBM latency as bytes are
+ * below l2_bytes or not, matrices of at most SMs x PSL_SMALL_ROWS_PER_SM
+ * rows take the small-matrix kernels, clusters of up to cluster_max blocks
+ * finish wide slices. The default model is the H200 the constants were
+ * fitted on.
+ *
+ * Constants (the two tables below; bench/chooser_eval.py holds the same
+ * tables for refits: keep them equal): launch, eff and row_ns are a
+ * least-squares fit on relative error (bench/chooser_eval.py --fit) to an
+ * H200 run of the benchmark suite; split_us is the median excess of that
+ * run's small matrices whose long rows take the finishing kernel; word_ns
+ * is an estimate the suite cannot fit (the split keeps walks short, so it
+ * rarely decides); the short-row walks mirror the kernels (wide.cuh,
+ * dmatrix.cuh). The runs and the chooser's accuracy: bench/NOTES.md, "the
+ * format chooser".
  */
 #include "build.h"
-#include "kernels/cuda/long_rows.h"
+#include "format/gpu_rules.h"
 
 #include <stdio.h>
-
-#define MODEL_BW_BYTES_PER_US 4.258e6 /* 4258 GB/s, H200 copy (read + write) */
-#define MODEL_WARPS (132.0 * 64.0)    /* warps resident at once on the H200 */
-#define MODEL_L2_BYTES 50e6           /* below: the matrix stays in L2 between runs */
-#define MODEL_SPLIT_US 3.0            /* the finishing kernel of slices split over blocks */
-/* The short-row kernels (psl_short_words of src/kernels/cuda/wide.cuh) load
- * a whole row in one go when no slice is split and every slice is at most
- * MODEL_SHORT_WIDTH wide (PackSELL), or MODEL_SHORT_WIDTH_SMALL in a matrix
- * of at most MODEL_LAT_ROWS rows (PackSELL and SELL; H200: SMs x
- * PSL_SMALL_ROWS_PER_SM); their walk counts as one group of the
- * general kernel, MODEL_SHORT_WALK words (two groups for the small-matrix
- * kernel of 32 positions, slices wider than MODEL_SHORT_GROUP_SMALL: in suite
- * v8 E8M20, its rows 26 wide with D = 2 dummies, took 4.38 us on orsirr_1
- * against SELL FP32's 4.03 at 13 wide). Without this, E8MY's dummy words
- * made tiny matrices pick SELL FP32 when it was slower there (suites v2, v3,
- * v5: 2-3 more FP32 picks fastest). */
-#define MODEL_SHORT_WIDTH 8
-#define MODEL_SHORT_WIDTH_SMALL PSL_SHORT_WIDE_SMALL
-#define MODEL_LAT_ROWS (132 * PSL_SMALL_ROWS_PER_SM)
-#define MODEL_SHORT_WALK 4.0
-#define MODEL_SHORT_GROUP_SMALL 16
 
 /* One kernel class of the cost model. */
 typedef struct model_row {
@@ -84,7 +62,7 @@ typedef struct model_row {
     double word_ns_mem; /* per-word latency of a lone slice, matrix in HBM */
 } model_row;
 
-/* The constants table (see the top of the file for how each was found). */
+/* The kernel classes' constants. */
 static const model_row models[] = {
     /* name          launch   eff    row_ns  word_ns L2, HBM */
     {"packsell16", 4.60, 0.782, 0.0000, 60.0, 150.0},
@@ -96,12 +74,83 @@ static const model_row models[] = {
     {"csr64", 7.55, 0.724, 0.0047, 0.0, 0.0},
 };
 
+/* The constants common to the sliced kernel classes. */
+static const struct {
+    double split_us;           /* the finishing kernel of slices split over blocks */
+    int64_t short_width;       /* PackSELL: slices at most this wide, no split, take the
+                                  short-row kernel (psl_short_words, wide.cuh) */
+    double short_walk;         /* a short-row kernel's row walks one group: these words */
+    int64_t short_group_small; /* small matrices: slices up to this wide load in one
+                                  group of the short-row kernel, wider ones in two
+                                  (PSL_SHORT_SMALL, dmatrix.cuh) */
+} tuning = {.split_us = 3.0, .short_width = 8, .short_walk = 4.0, .short_group_small = 16};
+
+/* The H200 the constants were fitted on (psl_device_model_default). */
+static const psl_device_model default_model = {
+    .name = "H200 (default model)",
+    .sm_count = 132,
+    .threads_per_sm = 2048,
+    .l2_bytes = 50000000,
+    .copy_gbs = 4258.0, /* bench --device cuda's copy: 1 GiB, median of 20 */
+    .copy_measured = 0,
+    .cluster_max = PSL_WIDE_CLUSTER_MAX,
+};
+
+/* The device figures of the model, derived once per psl_choose_format. */
+typedef struct device_terms {
+    double bw_bytes_per_us; /* BW */
+    double warps;           /* WARPS: resident at once */
+    double l2_bytes;        /* below: the matrix stays in L2 between runs */
+    int64_t lat_rows;       /* at most: the small-matrix kernels */
+    int32_t cl_max;         /* largest cluster of the long-row split (1: none) */
+} device_terms;
+
 static const model_row *model_find(const char *name)
 {
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
         if (strcmp(models[i].name, name) == 0)
             return &models[i];
     return NULL;
+}
+
+psl_status psl_device_model_default(psl_device_model *m)
+{
+    if (!m)
+        return psl_error(PSL_ERR_NULL_POINTER, "device model m is NULL");
+    *m = default_model;
+    return PSL_OK;
+}
+
+/* Check a caller's model and derive its terms. */
+static psl_status device_terms_of(const psl_device_model *m, device_terms *t)
+{
+    if (m->sm_count < 1)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device model: sm_count %d is not a number of SMs (>= 1)",
+                         (int)m->sm_count);
+    if (m->threads_per_sm < 32)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device model: threads_per_sm %d is below one warp (>= 32)",
+                         (int)m->threads_per_sm);
+    if (m->l2_bytes < 0)
+        return psl_error(PSL_ERR_INVALID_VALUE, "device model: l2_bytes %lld is negative (>= 0)",
+                         (long long)m->l2_bytes);
+    if (!(m->copy_gbs > 0) || !isfinite(m->copy_gbs))
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device model: copy_gbs %g is not a bandwidth (finite GB/s, > 0)",
+                         m->copy_gbs);
+    if (m->cluster_max < 1)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "device model: cluster_max %d is not a cluster size (>= 1; 1: none)",
+                         (int)m->cluster_max);
+    t->bw_bytes_per_us = m->copy_gbs * 1e3;
+    t->warps = (double)((int64_t)m->sm_count * m->threads_per_sm / 32);
+    t->l2_bytes = (double)m->l2_bytes;
+    t->lat_rows = (int64_t)m->sm_count * PSL_SMALL_ROWS_PER_SM;
+    t->cl_max = 1; /* a power of two up to the kernels' largest, as dmatrix.cu takes it */
+    while (t->cl_max * 2 <= m->cluster_max && t->cl_max * 2 <= PSL_WIDE_CLUSTER_MAX)
+        t->cl_max *= 2;
+    return PSL_OK;
 }
 
 const char *psl_precision_name(psl_precision prec)
@@ -115,7 +164,7 @@ const char *psl_precision_name(psl_precision prec)
 }
 
 /* Fill the model's prediction of a candidate whose bytes and widths are set. */
-static void predict(psl_candidate *c, int64_t nrows)
+static void predict(psl_candidate *c, int64_t nrows, const device_terms *dev)
 {
     const model_row *m = model_find(c->model);
     if (!m) { /* a table entry missing is a bug; predict "never" */
@@ -123,28 +172,30 @@ static void predict(psl_candidate *c, int64_t nrows)
         return;
     }
     double bytes = (double)c->bytes + (double)c->vector_bytes;
-    c->bandwidth_us = bytes / (m->eff * MODEL_BW_BYTES_PER_US) + (double)nrows * m->row_ns * 1e-3;
-    double word_ns = bytes < MODEL_L2_BYTES ? m->word_ns_l2 : m->word_ns_mem;
+    c->bandwidth_us = bytes / (m->eff * dev->bw_bytes_per_us) + (double)nrows * m->row_ns * 1e-3;
+    double word_ns = bytes < dev->l2_bytes ? m->word_ns_l2 : m->word_ns_mem;
     double walk = (double)c->max_width;
     bool split = false; /* the finishing kernel runs */
     if (c->max_width > 0) { /* sliced: the kernels' split of long rows */
+        const bool small = nrows <= dev->lat_rows;
         int32_t wide_min = 0, seg = 0, cl = 1;
-        psl_wide_rule(nrows, c->max_width, PSL_WIDE_CLUSTER_MAX,
-                      nrows <= MODEL_LAT_ROWS ? MODEL_SHORT_WIDTH_SMALL : 0, &wide_min, &seg, &cl);
+        psl_wide_rule(nrows, c->max_width, dev->cl_max, small ? PSL_SHORT_WIDE_SMALL : 0,
+                      &wide_min, &seg, &cl);
         split = c->max_width >= wide_min && cl == 1 &&
                 c->max_width > (int64_t)seg * PSL_WIDE_WARPS;
         if (c->max_width >= wide_min)
             walk = fmax((double)wide_min - 1, (double)seg);
-        else if (c->opt.format == PSL_FORMAT_PACKSELL && c->max_width <= MODEL_SHORT_WIDTH)
-            walk = fmin(walk, MODEL_SHORT_WALK);
-        else if (nrows <= MODEL_LAT_ROWS && c->max_width <= MODEL_SHORT_WIDTH_SMALL)
-            walk = fmin(walk, MODEL_SHORT_WALK * (c->max_width <= MODEL_SHORT_GROUP_SMALL ? 1 : 2));
+        else if (c->opt.format == PSL_FORMAT_PACKSELL && c->max_width <= tuning.short_width)
+            walk = fmin(walk, tuning.short_walk);
+        else if (small && c->max_width <= PSL_SHORT_WIDE_SMALL)
+            walk = fmin(walk, tuning.short_walk *
+                                  (c->max_width <= tuning.short_group_small ? 1 : 2));
     }
-    double crit = fmax(walk, (double)c->sum_width / MODEL_WARPS);
+    double crit = fmax(walk, (double)c->sum_width / dev->warps);
     c->latency_us = word_ns * 1e-3 * crit;
     c->predicted_us = m->launch_us + fmax(c->bandwidth_us, c->latency_us);
     if (split)
-        c->predicted_us += MODEL_SPLIT_US;
+        c->predicted_us += tuning.split_us;
 }
 
 /* Sliced options with the kernels' tuned layout (C 32, sigma 256, implicit). */
@@ -162,7 +213,7 @@ static psl_convert_options sliced_options(psl_format f)
 /* A SELL or PackSELL candidate: dry-run layout, bytes, widths, prediction. */
 static psl_status sliced_candidate(const psl_matrix *src, const psl_convert_options *opt,
                                    psl_scalar vec, const char *kernel, const char *model,
-                                   psl_candidate *c)
+                                   const device_terms *dev, psl_candidate *c)
 {
     psl_matrix *A = NULL;
     psl_matrix_info info;
@@ -187,7 +238,7 @@ static psl_status sliced_candidate(const psl_matrix *src, const psl_convert_opti
             c->max_width = w;
     }
     c->sum_width = A->stored / A->C;
-    predict(c, src->nrows);
+    predict(c, src->nrows, dev);
 done:
     psl_matrix_destroy(&A);
     return st;
@@ -195,7 +246,7 @@ done:
 
 /* The CSR candidate (cuSPARSE on the device) with values of type t. */
 static void csr_candidate(const psl_matrix *src, psl_scalar t, const char *kernel,
-                          const char *model, psl_candidate *c)
+                          const char *model, const device_terms *dev, psl_candidate *c)
 {
     memset(c, 0, sizeof *c);
     psl_convert_options_init(&c->opt);
@@ -207,7 +258,7 @@ static void csr_candidate(const psl_matrix *src, psl_scalar t, const char *kerne
     int64_t idx = src->nnz > INT32_MAX ? 8 : 4; /* the device CSR's index width */
     c->bytes = ((int64_t)src->nrows + 1) * idx + src->nnz * (idx + (int64_t)psl_scalar_size(t));
     c->vector_bytes = (int64_t)psl_scalar_size(t) * ((int64_t)src->nrows + src->ncols);
-    predict(c, src->nrows);
+    predict(c, src->nrows, dev);
 }
 
 /* Whether v fits codec c (no overflow under the error policy). */
@@ -233,7 +284,8 @@ static psl_status overflow_error(const psl_matrix *src, double maxabs, const cha
 }
 
 /* The FP16 candidates: PackSELL and SELL in FP16 (BF16 beyond FP16's range), CSR FP32. */
-static psl_status fp16_candidates(const psl_matrix *src, psl_choice *ch)
+static psl_status fp16_candidates(const psl_matrix *src, const device_terms *dev,
+                                  psl_choice *ch)
 {
     bool bf = !codec_holds(PSL_CODEC_FP16, ch->max_abs);
     if (bf && !codec_holds(PSL_CODEC_BF16, ch->max_abs))
@@ -241,24 +293,25 @@ static psl_status fp16_candidates(const psl_matrix *src, psl_choice *ch)
     psl_convert_options p = sliced_options(PSL_FORMAT_PACKSELL);
     p.codec = bf ? PSL_CODEC_BF16 : PSL_CODEC_FP16;
     PSL_TRY(sliced_candidate(src, &p, PSL_FP16, bf ? "packsell-bf16" : "packsell-fp16",
-                             "packsell16", &ch->candidates[0]));
+                             "packsell16", dev, &ch->candidates[0]));
     ch->ndelta = 1;
     ch->delta_bits[0] = psl_codec_delta_bits(p.codec);
     ch->delta_dummies[0] = ch->candidates[0].dummies;
     ch->delta_bytes[0] = ch->candidates[0].bytes;
     psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
     s.value_type = bf ? PSL_BF16 : PSL_FP16;
-    PSL_TRY(sliced_candidate(src, &s, PSL_FP16, bf ? "sell-bf16" : "sell-fp16", "sell16",
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP16, bf ? "sell-bf16" : "sell-fp16", "sell16", dev,
                              &ch->candidates[1]));
     /* the library's CSR holds FP32 values; cuSPARSE runs them with FP32 vectors */
-    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", &ch->candidates[2]);
+    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", dev, &ch->candidates[2]);
     ch->ncandidates = 3;
     return PSL_OK;
 }
 
 /* The FP32 candidates: PackSELL E8MY with the D in {1, 2} of fewer bytes
  * (D = 1 on a tie: one more mantissa bit), SELL FP32, CSR FP32. */
-static psl_status fp32_candidates(const psl_matrix *src, psl_choice *ch)
+static psl_status fp32_candidates(const psl_matrix *src, const device_terms *dev,
+                                  psl_choice *ch)
 {
     static const int32_t ds[2] = {1, 2};
     uint64_t bits;
@@ -274,7 +327,7 @@ static psl_status fp32_candidates(const psl_matrix *src, psl_choice *ch)
             continue;
         char kernel[32];
         snprintf(kernel, sizeof kernel, "packsell-e8m%d", (int)(22 - ds[i]));
-        PSL_TRY(sliced_candidate(src, &p, PSL_FP32, kernel, "packsell32", &pc[n]));
+        PSL_TRY(sliced_candidate(src, &p, PSL_FP32, kernel, "packsell32", dev, &pc[n]));
         ch->delta_bits[n] = ds[i];
         ch->delta_dummies[n] = pc[n].dummies;
         ch->delta_bytes[n] = pc[n].bytes;
@@ -288,24 +341,28 @@ static psl_status fp32_candidates(const psl_matrix *src, psl_choice *ch)
         ch->candidates[k++] = pc[best];
     psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
     s.value_type = PSL_FP32;
-    PSL_TRY(sliced_candidate(src, &s, PSL_FP32, "sell-fp32", "sell32", &ch->candidates[k++]));
-    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", &ch->candidates[k++]);
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP32, "sell-fp32", "sell32", dev,
+                             &ch->candidates[k++]));
+    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", dev, &ch->candidates[k++]);
     ch->ncandidates = k;
     return PSL_OK;
 }
 
 /* The FP64 candidates: SELL FP64, CSR FP64. */
-static psl_status fp64_candidates(const psl_matrix *src, psl_choice *ch)
+static psl_status fp64_candidates(const psl_matrix *src, const device_terms *dev,
+                                  psl_choice *ch)
 {
     psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
     s.value_type = PSL_FP64;
-    PSL_TRY(sliced_candidate(src, &s, PSL_FP64, "sell-fp64", "sell64", &ch->candidates[0]));
-    csr_candidate(src, PSL_FP64, "cusparse-csr-fp64", "csr64", &ch->candidates[1]);
+    PSL_TRY(sliced_candidate(src, &s, PSL_FP64, "sell-fp64", "sell64", dev,
+                             &ch->candidates[0]));
+    csr_candidate(src, PSL_FP64, "cusparse-csr-fp64", "csr64", dev, &ch->candidates[1]);
     ch->ncandidates = 2;
     return PSL_OK;
 }
 
-psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choice *choice)
+psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
+                             const psl_device_model *model, psl_choice *choice)
 {
     PSL_TRY(psl_matrix_check(csr));
     if (!choice)
@@ -320,10 +377,14 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choi
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "precision %d is not a psl_precision (PSL_PREC_FP16, _FP32 or _FP64)",
                          (int)prec);
+    device_terms dev;
+    PSL_TRY(device_terms_of(model ? model : &default_model, &dev));
 
     psl_choice ch; /* filled here; copied out only on success */
     memset(&ch, 0, sizeof ch);
     ch.precision = prec;
+    ch.device = model ? *model : default_model;
+    ch.device.name[sizeof ch.device.name - 1] = '\0';
     ch.nrows = csr->nrows;
     ch.ncols = csr->ncols;
     ch.nnz = csr->nnz;
@@ -339,9 +400,9 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choi
         maxabs = fmax(maxabs, fabs(v[k]));
     ch.max_abs = maxabs;
 
-    psl_status st = prec == PSL_PREC_FP16   ? fp16_candidates(csr, &ch)
-                    : prec == PSL_PREC_FP32 ? fp32_candidates(csr, &ch)
-                                            : fp64_candidates(csr, &ch);
+    psl_status st = prec == PSL_PREC_FP16   ? fp16_candidates(csr, &dev, &ch)
+                    : prec == PSL_PREC_FP32 ? fp32_candidates(csr, &dev, &ch)
+                                            : fp64_candidates(csr, &dev, &ch);
     if (st != PSL_OK)
         return st;
     ch.pick = 0; /* the smallest prediction; ties keep the earlier candidate */
@@ -350,8 +411,8 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec, psl_choi
             ch.pick = i;
     ch.opt = ch.candidates[ch.pick].opt;
     ch.vec_type = ch.candidates[ch.pick].vec_type;
-    psl_trace("choose: %s precision -> %s (%.2f us predicted)", psl_precision_name(prec),
-              ch.candidates[ch.pick].kernel, ch.candidates[ch.pick].predicted_us);
+    psl_trace("choose: %s precision on %s -> %s (%.2f us predicted)", psl_precision_name(prec),
+              ch.device.name, ch.candidates[ch.pick].kernel, ch.candidates[ch.pick].predicted_us);
     *choice = ch;
     return PSL_OK;
 }

@@ -79,3 +79,11 @@ psl_status psl_dmatrix_download(psl_matrix **A, const psl_dmatrix *dA, void *str
         *A = NULL;
     return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dmatrix_download: %s", PSL_NO_CUDA_MSG);
 }
+
+psl_status psl_device_model_query(psl_device_model *m, int device, int measure_bandwidth)
+{
+    (void)m;
+    (void)device;
+    (void)measure_bandwidth;
+    return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_device_model_query: %s", PSL_NO_CUDA_MSG);
+}
