@@ -179,6 +179,12 @@ int psl_option_count(void);
  * range). */
 psl_status psl_option_describe(int index, psl_option_desc *desc);
 
+/* Debugging: make an allocation of the library fail, to test the cleanup
+ * paths. n >= 0: the next n allocations (host memory, all threads) succeed
+ * and the one after fails with PSL_ERR_OUT_OF_MEMORY, once; n == -1 turns
+ * the hook off (the default). Errors: PSL_ERR_INVALID_VALUE for n < -1. */
+psl_status psl_debug_fail_alloc_after(int64_t n);
+
 /* ------------------------------------------------------------- types */
 
 /* Scalar types of CSR input values, stored values and vectors. */

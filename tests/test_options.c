@@ -6,7 +6,8 @@
  * parsed and validated (through the tests-only psl_opt_reset, which makes
  * the library read the environment again), an invalid environment value
  * failing the calls that read it until the program sets the option, the
- * PSL_CPU_ISA cap selecting the SIMD kernels test_spmv_isa checks.
+ * PSL_CPU_ISA cap selecting the SIMD kernels test_spmv_isa checks, and the
+ * allocation-failure debug call.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, dup, fileno, mkstemp */
 #include "packsell.h"
@@ -402,11 +403,43 @@ TEST(isa_cap_selects_the_kernels)
     printf("  this CPU: %s; %d kernel entries compared\n", psl_cpu_isa_name(best), compared);
 }
 
+TEST(debug_fail_alloc_after)
+{
+    psl_matrix *A = NULL;
+    CHECK_ST(psl_debug_fail_alloc_after(-2), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "-2"));
+    /* n = 0: the next allocation fails, once */
+    CHECK_OK(psl_debug_fail_alloc_after(0));
+    CHECK_ST(psl_generate(&A, "lap2d:8"), PSL_ERR_OUT_OF_MEMORY);
+    CHECK(A == NULL);
+    CHECK_OK(psl_generate(&A, "lap2d:8"));
+    psl_matrix_destroy(&A);
+    /* the number of allocations a build makes: the first n that leaves it
+     * whole; every smaller n fails it */
+    int n = 0;
+    for (; n < 100; n++) {
+        CHECK_OK(psl_debug_fail_alloc_after(n));
+        psl_status st = psl_generate(&A, "lap2d:8");
+        psl_matrix_destroy(&A);
+        CHECK(st == PSL_OK || st == PSL_ERR_OUT_OF_MEMORY);
+        if (st == PSL_OK)
+            break;
+    }
+    CHECK(n > 1 && n < 100);
+    /* -1 turns a pending failure off */
+    CHECK_OK(psl_debug_fail_alloc_after(0));
+    CHECK_OK(psl_debug_fail_alloc_after(-1));
+    CHECK_OK(psl_generate(&A, "lap2d:8"));
+    psl_matrix_destroy(&A);
+    printf("  lap2d:8 makes %d allocations\n", n);
+}
+
 static const psl_test_case tests[] = {
     {"every_option_round_trips", every_option_round_trips},
     {"invalid_values_rejected", invalid_values_rejected},
     {"unknown_names_and_null_pointers", unknown_names_and_null_pointers},
     {"environment_parsed_and_validated", environment_parsed_and_validated},
     {"isa_cap_selects_the_kernels", isa_cap_selects_the_kernels},
+    {"debug_fail_alloc_after", debug_fail_alloc_after},
 };
 PSL_TEST_MAIN(tests)
