@@ -12,8 +12,9 @@
  *    values are errors. On error, output handles are set to NULL, caller
  *    arrays are left untouched, and psl_last_error() on the same thread
  *    gives a message naming the offending line / row / column.
- *  - The library never prints, aborts or exits. Setting the environment
- *    variable PSL_TRACE=1 asks it to print its kernel choices to stderr.
+ *  - The library never prints, aborts or exits. The option PSL_TRACE=1
+ *    (environment or psl_option_set) asks it to print its kernel choices
+ *    to stderr.
  *  - Indices: int32 for rows and columns, int64 for nonzero counts, row
  *    pointers, slice offsets and byte sizes. Handles are 0-based inside;
  *    1-based input is accepted at the CSR boundary.
@@ -86,6 +87,103 @@ const char *psl_version(void);
 
 /* Free memory that a psl_* function allocated for the caller (vectors). */
 void psl_free(void *ptr);
+
+/* ------------------------------------------------------------- options */
+
+/* Runtime options. Each is named by its environment variable; a program sets
+ * it with psl_option_set, which takes precedence over the environment. All
+ * values give the same results: the options choose a kernel or a form of
+ * it, to measure and test each.
+ *
+ *  name                    values                    default  what it does
+ *  PSL_KERNEL              auto|omp|ref              auto     CPU SpMV backend: auto takes the
+ *                                                             OpenMP/SIMD kernels (omp) where they
+ *                                                             cover the matrix and vector types,
+ *                                                             else the scalar reference kernels
+ *                                                             (ref); omp or ref forces one.
+ *  PSL_CPU_ISA             auto|generic|avx2|avx512  auto     cap on the instruction set of the
+ *                                                             omp SELL/PackSELL kernels (auto: the
+ *                                                             best this CPU has, detected once).
+ *  PSL_TRACE               0|1                       0        1 prints to stderr which kernel
+ *                                                             psl_spmv runs and why, the pick of
+ *                                                             psl_choose_format, and the timings
+ *                                                             of psl_mm_read and psl_matrix_load.
+ *  PSL_CUDA_STREAM_NA      auto|0|1                  auto     GPU: 1 streams the matrix past L1,
+ *                                                             0 loads it through L1; auto decides
+ *                                                             by the matrix's size against L2.
+ *  PSL_CUDA_WORD_PREFETCH  auto|0|1                  auto     GPU, PackSELL FP16: 1 forces the form
+ *                                                             for an x larger than L2 (words
+ *                                                             prefetched into L2 ahead), 0 the
+ *                                                             other; auto takes it when x is over
+ *                                                             a quarter of L2 and the lower
+ *                                                             bandwidth within an eighth.
+ *  PSL_CUDA_TINY_UNIFORM   0|1                       1        GPU: 0 turns off the copy of a small
+ *                                                             matrix's slices padded to one width.
+ *  PSL_CUDA_WIDE_CLUSTER   1..16                     16       GPU (sm_90+): most thread blocks in
+ *                                                             the cluster of a long-row slice,
+ *                                                             rounded down to a power of two and to
+ *                                                             what the device runs; 1: no clusters.
+ *
+ * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
+ * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
+ * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
+ * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
+ * with.
+ *
+ * The environment is read once per process, at the first call that reads
+ * any option; later changes to the environment are not seen. An empty
+ * variable counts as unset. An invalid value (PSL_CPU_ISA=bogus,
+ * PSL_CUDA_WIDE_CLUSTER=3x) makes every call that reads that option fail
+ * with PSL_ERR_INVALID_VALUE and a message naming the variable, the value
+ * and the accepted values, until the program sets the option (psl_spmv
+ * fails for an invalid PSL_TRACE; the other tracing calls then print
+ * nothing). psl_option_get reports it the same way.
+ *
+ * Thread safety: psl_option_set and psl_option_get may be called from any
+ * thread, but a call running concurrently may see the old or the new value:
+ * set options before the threads that use the library start. */
+
+/* Longest value text psl_option_get writes, with its terminating NUL. */
+#define PSL_OPTION_VALUE_MAX 16
+
+/* Set option `name` (e.g. "PSL_KERNEL") to `value`, validated as the
+ * environment's value is; "" sets the default. value NULL removes the
+ * program's setting: the environment's value (or the default) applies
+ * again. Errors: PSL_ERR_NULL_POINTER (name NULL), PSL_ERR_INVALID_VALUE
+ * for an unknown name (the message lists the options) or a value outside
+ * the accepted ones (the message lists them); the option then keeps its
+ * value. */
+psl_status psl_option_set(const char *name, const char *value);
+
+/* The current value of option `name` in canonical spelling ("auto", "avx2",
+ * "1", "16") into buf of len bytes (PSL_OPTION_VALUE_MAX always suffices):
+ * the program's setting, else the environment's, else the default.
+ * Errors (buf untouched): PSL_ERR_NULL_POINTER (name or buf NULL),
+ * PSL_ERR_INVALID_VALUE for an unknown name, an invalid environment value,
+ * or a buffer too small. */
+psl_status psl_option_get(const char *name, char *buf, size_t len);
+
+/* Description of one option: static strings, never NULL. */
+typedef struct psl_option_desc {
+    const char *name;          /* option and environment variable, "PSL_KERNEL" */
+    const char *values;        /* accepted values: "a|b|c" or a range "1..16" */
+    const char *default_value; /* as psl_option_get spells it */
+    const char *doc;           /* what it does and which calls read it */
+} psl_option_desc;
+
+/* Number of options (the indices of psl_option_describe are 0..count-1). */
+int psl_option_count(void);
+
+/* Describe option number index (0 <= index < psl_option_count()) into
+ * *desc. Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (index out of
+ * range). */
+psl_status psl_option_describe(int index, psl_option_desc *desc);
+
+/* Debugging: make an allocation of the library fail, to test the cleanup
+ * paths. n >= 0: the next n allocations (host memory, all threads) succeed
+ * and the one after fails with PSL_ERR_OUT_OF_MEMORY, once; n == -1 turns
+ * the hook off (the default). Errors: PSL_ERR_INVALID_VALUE for n < -1. */
+psl_status psl_debug_fail_alloc_after(int64_t n);
 
 /* ------------------------------------------------------------- types */
 
@@ -504,12 +602,15 @@ const char *psl_precision_name(psl_precision prec);
  * Accumulation is FP64 for FP64 vectors and FP32 otherwise. beta == 0: y is
  * not read (NaN in y does not leak). Padding and dummy words never touch y,
  * so Inf/NaN in x propagate exactly as in CSR. With explicit permutation, y
- * is in stored row order. PSL_KERNEL=ref in the environment forces the
- * scalar reference kernels. x and y must not overlap. */
+ * is in stored row order. The option PSL_KERNEL=ref forces the scalar
+ * reference kernels. x and y must not overlap. Fails with
+ * PSL_ERR_INVALID_VALUE when PSL_KERNEL, PSL_CPU_ISA or PSL_TRACE has an
+ * invalid value in the environment (see options). */
 psl_status psl_spmv(double alpha, const psl_matrix *A, const void *x,
                     double beta, void *y, psl_scalar vec_type);
 
-/* Name of the kernel psl_spmv would use for A and vec_type ("ref", "omp"). */
+/* Name of the kernel psl_spmv would use for A and vec_type ("ref", "omp");
+ * "none" where psl_spmv would fail (bad arguments, an invalid option). */
 const char *psl_spmv_kernel_name(const psl_matrix *A, psl_scalar vec_type);
 
 /* ------------------------------------------------------------- generators */
@@ -573,7 +674,9 @@ typedef struct psl_dmatrix psl_dmatrix;
  * call returns). Besides the arrays, the device may hold tables derived
  * from them: checkpoints of long rows, and for small matrices (up to 512
  * rows per multiprocessor, slices up to 32 positions) a copy of the slices
- * padded to one width, at most a few MB, so that the kernels skip a load. */
+ * padded to one width, at most a few MB, so that the kernels skip a load.
+ * The PSL_CUDA_* options (see options) force kernel forms; an invalid one
+ * fails with PSL_ERR_INVALID_VALUE (also in psl_dmatrix_convert). */
 psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
 
 /* A CSR matrix whose arrays are in device memory (0-based), the input of

@@ -1335,15 +1335,18 @@ TEST(fuzz_seeds)
 
 /* ------------------------------------------------------------ out of memory */
 
-/* Child of out_of_memory: save and load every kind of small matrix until an
- * injected allocation failure; exit 10 when the failing call returned
- * PSL_ERR_OUT_OF_MEMORY with a NULL handle, 0 when no failure was hit, 1 on
- * anything else. LeakSanitizer (ASan builds) fails the child on a leak. */
-static int oom_child(void)
+/* Child of out_of_memory: save and load every kind of small matrix until the
+ * allocation after the first nalloc fails (psl_debug_fail_alloc_after); exit
+ * 10 when the failing call returned PSL_ERR_OUT_OF_MEMORY with a NULL
+ * handle, 0 when no failure was hit, 1 on anything else. LeakSanitizer
+ * (ASan builds) fails the child on a leak. */
+static int oom_child(long nalloc)
 {
     int rc = 0;
     psl_matrix *A = NULL, *B = NULL;
     unsigned char *img = NULL;
+    if (psl_debug_fail_alloc_after(nalloc) != PSL_OK)
+        return 1;
     for (int which = 0; which < 4 && rc == 0; which++) {
         psl_status st = PSL_OK;
         A = small_matrix(which);
@@ -1381,7 +1384,7 @@ static int oom_child(void)
 TEST(out_of_memory)
 {
     if (getenv("PSL_BINFILE_OOM_CHILD"))
-        exit(oom_child());
+        exit(oom_child(atol(getenv("PSL_BINFILE_OOM_CHILD"))));
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     CHECK(len > 0);
@@ -1392,7 +1395,7 @@ TEST(out_of_memory)
     for (int n = 0; n < 600 && !done; n++) {
         char cmd[4400];
         snprintf(cmd, sizeof cmd,
-                 "OMP_NUM_THREADS=1 PSL_FAIL_ALLOC_AFTER=%d PSL_BINFILE_OOM_CHILD=1 '%s' "
+                 "OMP_NUM_THREADS=1 PSL_BINFILE_OOM_CHILD=%d '%s' "
                  "out_of_memory >/dev/null",
                  n, exe);
         int ws = system(cmd);

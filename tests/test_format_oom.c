@@ -1,11 +1,12 @@
 /* test_format_oom.c -- out-of-memory injection through every allocation of
- * CSR creation, adoption, conversion to each format and decoding. The
- * allocator reads PSL_FAIL_ALLOC_AFTER once per process, so the test runs
- * itself as a child process for N = 0, 1, 2, ... until the scenario no
- * longer hits the injected failure. Each child checks that the failing call
- * returns PSL_ERR_OUT_OF_MEMORY with a NULL handle; under ASan, LeakSanitizer
- * makes the child fail if anything leaked on the cleanup paths. Children run
- * one OpenMP thread: no allocation happens inside a parallel region. */
+ * CSR creation, adoption, conversion to each format and decoding. The test
+ * runs itself as a child process for N = 0, 1, 2, ... (PSL_OOM_CHILD=N) until
+ * the scenario no longer hits the injected failure; each child makes its
+ * N+1-th allocation fail (psl_debug_fail_alloc_after) and checks that the
+ * failing call returns PSL_ERR_OUT_OF_MEMORY with a NULL handle; under ASan,
+ * LeakSanitizer makes the child fail if anything leaked on the cleanup
+ * paths. Children run one OpenMP thread: no allocation happens inside a
+ * parallel region. */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 #include "packsell.h"
 #include "format/format.h"
@@ -33,8 +34,9 @@ enum { CHILD_DONE = 0, CHILD_OOM = 10, CHILD_WRONG = 1 };
         }                                                                          \
     } while (0)
 
-/* The scenario the child runs: every builder and the decoder. */
-static int oom_scenario(void)
+/* The scenario the child runs: every builder and the decoder, the
+ * allocation after the first nalloc failing. */
+static int oom_scenario(long nalloc)
 {
     int rc = CHILD_DONE;
     /* 3000 x 3000, rows unsorted with duplicates so the sort path allocates */
@@ -56,6 +58,8 @@ static int oom_scenario(void)
     int64_t *arp = NULL;
     int32_t *aci = NULL;
     double *av = NULL;
+    if (psl_debug_fail_alloc_after(nalloc) != PSL_OK)
+        return CHILD_WRONG;
     STEP(psl_matrix_create_csr(&A, n, n, rp, ci, v, PSL_FP64, 0, 0), A);
     psl_convert_options o;
     psl_convert_options_init(&o);
@@ -103,7 +107,7 @@ done:
 TEST(out_of_memory)
 {
     if (getenv("PSL_OOM_CHILD"))
-        exit(oom_scenario());
+        exit(oom_scenario(atol(getenv("PSL_OOM_CHILD"))));
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     CHECK(len > 0);
@@ -114,8 +118,7 @@ TEST(out_of_memory)
     for (int nalloc = 0; nalloc < 400 && !done; nalloc++) {
         char cmd[4300];
         snprintf(cmd, sizeof cmd,
-                 "OMP_NUM_THREADS=1 PSL_FAIL_ALLOC_AFTER=%d PSL_OOM_CHILD=1 '%s' out_of_memory >/dev/null", nalloc,
-                 exe);
+                 "OMP_NUM_THREADS=1 PSL_OOM_CHILD=%d '%s' out_of_memory >/dev/null", nalloc, exe);
         int ws = system(cmd);
         int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
         CHECK_MSG(rc == CHILD_OOM || rc == CHILD_DONE,

@@ -13,7 +13,7 @@
 /* ---------------------------------------------------------------- helpers */
 
 /* Build a spec, recording a failure; 0 when it failed (the test returns,
- * so that the suite also survives PSL_FAIL_ALLOC_AFTER runs). */
+ * so that the suite also survives injected allocation failures). */
 static int build(psl_gen_csr *c, const char *spec)
 {
     psl_status st = psl_gen_build(c, spec);

@@ -17,7 +17,6 @@
  * the device API fails cleanly, prints "SKIP: no CUDA device (GPU tests
  * skipped)" and passes.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "packsell.h"
 #include "gpu_harness.h"
 #include "internal.h"
@@ -479,8 +478,8 @@ static void check_matrix(const psl_matrix *R, const char *name)
     }
 }
 
-/* The kernel forms a matrix can take, forced through the environment (read
- * at upload): pass 0 as the library picks (streams by size, so these small
+/* The kernel forms a matrix can take, forced through the options (read at
+ * upload): pass 0 as the library picks (streams by size, so these small
  * matrices stay in L1; wide slices of small matrices in clusters; short
  * rows of small matrices on their uniform copy); pass 1 the streams past L1
  * (PSL_CUDA_STREAM_NA=1), PackSELL FP16 in its form for an x larger than L2
@@ -491,17 +490,10 @@ static void check_matrix(const psl_matrix *R, const char *name)
 #define NPOLICIES 3
 static void set_policy(int pass)
 {
-    unsetenv("PSL_CUDA_STREAM_NA");
-    unsetenv("PSL_CUDA_WIDE_CLUSTER");
-    unsetenv("PSL_CUDA_TINY_UNIFORM");
-    unsetenv("PSL_CUDA_WORD_PREFETCH");
-    if (pass == 1) {
-        setenv("PSL_CUDA_STREAM_NA", "1", 1);
-        setenv("PSL_CUDA_WORD_PREFETCH", "1", 1);
-    } else if (pass == 2) {
-        setenv("PSL_CUDA_WIDE_CLUSTER", "1", 1);
-        setenv("PSL_CUDA_TINY_UNIFORM", "0", 1);
-    }
+    CHECK_OK(psl_option_set("PSL_CUDA_STREAM_NA", pass == 1 ? "1" : NULL));
+    CHECK_OK(psl_option_set("PSL_CUDA_WORD_PREFETCH", pass == 1 ? "1" : NULL));
+    CHECK_OK(psl_option_set("PSL_CUDA_WIDE_CLUSTER", pass == 2 ? "1" : NULL));
+    CHECK_OK(psl_option_set("PSL_CUDA_TINY_UNIFORM", pass == 2 ? "0" : NULL));
 }
 
 TEST(generated_matrices_match_cpu)

@@ -8,7 +8,6 @@
  * limit) and argument errors. Matrices are built by tests/spmv_fixture.h,
  * independently of the converters.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "spmv_fixture.h"
 #include "kernels/kernels.h"
 
@@ -439,26 +438,33 @@ TEST(thread_count_determinism)
     tcsr_free(&m);
 }
 
-TEST(env_kernel_choice)
+TEST(kernel_option_choice)
 {
     tcsr m = tcsr_random(500, 500, 5, 0, 61);
     psl_matrix *A = build(&m, &fx_kinds[8], 32, 256, PSL_PERMUTE_IMPLICIT);
     tvec x = tvec_random(PSL_FP32, m.ncols, 1);
     tvec y1 = tvec_random(PSL_FP32, m.nrows, 2), y2 = tvec_random(PSL_FP32, m.nrows, 2);
-    unsetenv("PSL_KERNEL");
+    CHECK_OK(psl_option_set("PSL_KERNEL", NULL));
     CHECK(strcmp(psl_spmv_kernel_name(A, PSL_FP32), "omp") == 0);
     CHECK_OK(psl_spmv(1.0, A, x.p, 1.0, y1.p, PSL_FP32));
-    setenv("PSL_KERNEL", "ref", 1);
+    CHECK_OK(psl_option_set("PSL_KERNEL", "ref"));
     CHECK(strcmp(psl_spmv_kernel_name(A, PSL_FP32), "ref") == 0);
     CHECK_OK(psl_spmv(1.0, A, x.p, 1.0, y2.p, PSL_FP32));
     CHECK(tvec_same_bits(y1.p, y2.p, PSL_FP32, m.nrows));
-    setenv("PSL_KERNEL", "avx9000", 1);
-    CHECK(strcmp(psl_spmv_kernel_name(A, PSL_FP32), "none") == 0);
+    /* an unknown backend: rejected by the option (which keeps "ref") and by
+     * psl_spmv_named, leaving y untouched */
+    CHECK_ST(psl_option_set("PSL_KERNEL", "avx9000"), PSL_ERR_INVALID_VALUE);
+    CHECK_MSG(strstr(psl_last_error_message(), "avx9000") &&
+                  strstr(psl_last_error_message(), "PSL_KERNEL") &&
+                  strstr(psl_last_error_message(), "auto|omp|ref"),
+              "%s", psl_last_error_message());
+    CHECK(strcmp(psl_spmv_kernel_name(A, PSL_FP32), "ref") == 0);
     memcpy(y2.p, y1.p, (size_t)m.nrows * 4);
-    CHECK_ST(psl_spmv(1.0, A, x.p, 1.0, y2.p, PSL_FP32), PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_spmv_named("avx9000", 1.0, A, x.p, 1.0, y2.p, PSL_FP32),
+             PSL_ERR_INVALID_VALUE);
     CHECK(strstr(psl_last_error_message(), "avx9000") != NULL);
     CHECK(tvec_same_bits(y1.p, y2.p, PSL_FP32, m.nrows)); /* untouched */
-    unsetenv("PSL_KERNEL");
+    CHECK_OK(psl_option_set("PSL_KERNEL", NULL));
     CHECK(strcmp(psl_spmv_kernel_name(A, PSL_BF16), "none") == 0);
     CHECK(strcmp(psl_spmv_kernel_name(NULL, PSL_FP64), "none") == 0);
     tvec_free(&x);
@@ -510,7 +516,7 @@ static const psl_test_case tests[] = {
     {"explicit_equals_implicit_reordered", explicit_equals_implicit_reordered},
     {"packsell_delta_limits", packsell_delta_limits},
     {"thread_count_determinism", thread_count_determinism},
-    {"env_kernel_choice", env_kernel_choice},
+    {"kernel_option_choice", kernel_option_choice},
     {"bad_arguments", bad_arguments},
 };
 PSL_TEST_MAIN(tests)

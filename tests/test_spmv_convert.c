@@ -7,7 +7,7 @@
  * accumulation rounding), bitwise equality of the OpenMP and reference
  * kernels, and the PSL_TRACE line.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv, dup, fileno */
+#define _POSIX_C_SOURCE 200809L /* dup, fileno */
 #include "spmv_fixture.h"
 #include "kernels/kernels.h"
 
@@ -146,12 +146,12 @@ TEST(trace_names_the_kernel)
     fflush(stderr);
     int saved = dup(fileno(stderr));
     dup2(fd, fileno(stderr));
-    setenv("PSL_TRACE", "1", 1);
+    CHECK_OK(psl_option_set("PSL_TRACE", "1"));
     CHECK_OK(psl_spmv(1.0, A, x, 0.0, y, PSL_FP32));
-    setenv("PSL_KERNEL", "ref", 1);
+    CHECK_OK(psl_option_set("PSL_KERNEL", "ref"));
     CHECK_OK(psl_spmv(1.0, A, x, 0.0, y, PSL_FP32));
-    unsetenv("PSL_KERNEL");
-    unsetenv("PSL_TRACE");
+    CHECK_OK(psl_option_set("PSL_KERNEL", NULL));
+    CHECK_OK(psl_option_set("PSL_TRACE", NULL));
     CHECK_OK(psl_spmv(1.0, A, x, 0.0, y, PSL_FP32)); /* silent again */
     fflush(stderr);
     dup2(saved, fileno(stderr));

@@ -1,13 +1,13 @@
 /*
  * test_spmv_isa.c -- the SIMD variants of the OpenMP SELL/PackSELL kernels
  * (AVX2, AVX-512, chosen at run time) against the reference kernel, bit for
- * bit, on every instruction set this CPU has (PSL_CPU_ISA caps the choice):
+ * bit, on every instruction set this CPU has (the option PSL_CPU_ISA caps
+ * the choice):
  * slice heights that leave partial SIMD groups and scalar leftover lanes,
  * one- and two-column matrices (the FP16 gather's last-column path),
  * scattered columns (dummy words), both permutation modes, every vector
  * type, and x with subnormal, infinite and NaN entries.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "spmv_fixture.h"
 #include "kernels/cpu/cpu_common.h"
 
@@ -27,7 +27,7 @@ static const struct {
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
-static const char *isa_env[] = {"generic", "avx2", "avx512"};
+static const char *isa_names[] = {"generic", "avx2", "avx512"};
 
 /* y = alpha*A*x + beta*y0 by "omp" (under the current PSL_CPU_ISA) and by
  * "ref"; 1 when the bits agree. */
@@ -46,19 +46,23 @@ static int same_as_ref(const psl_matrix *A, const tvec *x, double alpha, const t
     return same;
 }
 
-TEST(isa_env_caps_the_choice)
+TEST(isa_option_caps_the_choice)
 {
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     psl_isa best = psl_cpu_isa();
-    setenv("PSL_CPU_ISA", "generic", 1);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "generic"));
     CHECK(psl_cpu_isa() == PSL_ISA_GENERIC);
-    setenv("PSL_CPU_ISA", "avx2", 1);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "avx2"));
     CHECK(psl_cpu_isa() == (best < PSL_ISA_AVX2 ? best : PSL_ISA_AVX2));
-    setenv("PSL_CPU_ISA", "avx512", 1);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "avx512"));
     CHECK(psl_cpu_isa() == best);
-    setenv("PSL_CPU_ISA", "bogus", 1);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "auto"));
     CHECK(psl_cpu_isa() == best);
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "generic"));
+    CHECK_ST(psl_option_set("PSL_CPU_ISA", "bogus"), PSL_ERR_INVALID_VALUE);
+    CHECK(psl_cpu_isa() == PSL_ISA_GENERIC); /* the rejected value changed nothing */
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+    CHECK(psl_cpu_isa() == best);
     CHECK(strcmp(psl_cpu_isa_name(PSL_ISA_AVX512), "avx512") == 0);
     printf("  this CPU: %s\n", psl_cpu_isa_name(best));
 }
@@ -74,13 +78,13 @@ static const struct {
 
 TEST(simd_equals_ref_battery)
 {
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     psl_isa best = psl_cpu_isa();
     const int32_t Cs[] = {8, 16, 24, 32, 40, 64};
     const double ab[][2] = {{1.0, 0.0}, {-0.75, 0.5}, {2.0, 1.0}};
     int run = 0, bad = 0;
     for (int isa = 0; isa <= (int)best; isa++) {
-        setenv("PSL_CPU_ISA", isa_env[isa], 1);
+        CHECK_OK(psl_option_set("PSL_CPU_ISA", isa_names[isa]));
         for (int s = 0; s < NSHAPES; s++) {
             tcsr m = tcsr_random(shapes[s].nrows, shapes[s].ncols, shapes[s].k,
                                  shapes[s].kind, 300 + (unsigned)s);
@@ -99,7 +103,7 @@ TEST(simd_equals_ref_battery)
                         if (!same_as_ref(A, &x, c[0], &y0, c[1])) {
                             if (bad++ < 5)
                                 CHECK_MSG(0, "%s: shape %d kind %d C=%d sigma=%d perm=%d "
-                                          "vec=%d", isa_env[isa], s, k, (int)C, (int)sigma,
+                                          "vec=%d", isa_names[isa], s, k, (int)C, (int)sigma,
                                           (int)pm, vi);
                         }
                         run++;
@@ -111,7 +115,7 @@ TEST(simd_equals_ref_battery)
             tcsr_free(&m);
         }
     }
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     CHECK(bad == 0);
     CHECK(run > 1000);
 }
@@ -123,13 +127,13 @@ TEST(special_x_values_same_bits)
      * signalling NaN; the product quiets it in the reference too): the SIMD
      * kernels must
      * propagate them exactly as the reference does. */
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     psl_isa best = psl_cpu_isa();
     tcsr m = tcsr_random(100, 90, 5, 0, 77);
     const double special[] = {0x1p-20, -0x1p-24, 60000.0, INFINITY, -INFINITY, NAN, 1.0};
     int bad = 0;
     for (int isa = 0; isa <= (int)best; isa++) {
-        setenv("PSL_CPU_ISA", isa_env[isa], 1);
+        CHECK_OK(psl_option_set("PSL_CPU_ISA", isa_names[isa]));
         for (int k = 0; k < NKINDS; k++) {
             psl_matrix *A = fx_sliced(&m, kinds[k].f, kinds[k].vt, kinds[k].codec, 32, 64,
                                       PSL_PERMUTE_IMPLICIT);
@@ -139,7 +143,7 @@ TEST(special_x_values_same_bits)
                 for (int32_t c = 0; c < m.ncols; c += 3)
                     tvec_set(&x, c, special[(c / 3) % 7]);
                 if (!same_as_ref(A, &x, 1.0, &y0, 0.5) && bad++ < 5)
-                    CHECK_MSG(0, "%s: kind %d vec %d", isa_env[isa], k, vi);
+                    CHECK_MSG(0, "%s: kind %d vec %d", isa_names[isa], k, vi);
                 if (vec_types[vi] == PSL_FP16) {
                     /* signalling NaNs, alone (one payload: which of two NaNs
                      * an addition returns is the compiler's choice) */
@@ -148,7 +152,7 @@ TEST(special_x_values_same_bits)
                     for (int32_t c = m.ncols - 1; c >= 0; c -= 17)
                         ((uint16_t *)x.p)[c] = 0xfd01;
                     if (!same_as_ref(A, &x, 1.0, &y0, 0.5) && bad++ < 5)
-                        CHECK_MSG(0, "%s: kind %d signalling NaN", isa_env[isa], k);
+                        CHECK_MSG(0, "%s: kind %d signalling NaN", isa_names[isa], k);
                 }
                 tvec_free(&x);
                 tvec_free(&y0);
@@ -156,7 +160,7 @@ TEST(special_x_values_same_bits)
             psl_matrix_destroy(&A);
         }
     }
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     tcsr_free(&m);
     CHECK(bad == 0);
 }
@@ -182,7 +186,7 @@ TEST(f16c_matches_half_h)
      * contract. Every half, and a strided sample of all floats plus every
      * float near the rounding and range boundaries. */
 #if PSL_X86_SIMD
-    unsetenv("PSL_CPU_ISA");
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     if (psl_cpu_isa() == PSL_ISA_GENERIC) { /* the SIMD kernels assume F16C with AVX2 */
         printf("  no AVX2/F16C: skipped\n");
         return;
@@ -213,7 +217,7 @@ TEST(f16c_matches_half_h)
 
 static const psl_test_case tests[] = {
     {"f16c_matches_half_h", f16c_matches_half_h},
-    {"isa_env_caps_the_choice", isa_env_caps_the_choice},
+    {"isa_option_caps_the_choice", isa_option_caps_the_choice},
     {"simd_equals_ref_battery", simd_equals_ref_battery},
     {"special_x_values_same_bits", special_x_values_same_bits},
 };

@@ -1,29 +1,33 @@
 /*
  * alloc.c -- allocation with overflow-checked sizes. Every allocation of the
  * library goes through here, so that failures become PSL_ERR_OUT_OF_MEMORY.
- * Setting PSL_FAIL_ALLOC_AFTER=N in the environment (tests only) makes the
- * N+1-th allocation fail, to exercise every cleanup path.
+ * psl_debug_fail_alloc_after(N) (tests) makes the N+1-th allocation from
+ * then on fail, to exercise every cleanup path.
  */
 #include "internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
-static atomic_llong fail_countdown = -2; /* -2: not read yet; -1: disabled */
+static atomic_llong fail_countdown = -1; /* -1: disabled */
 
+psl_status psl_debug_fail_alloc_after(int64_t n)
+{
+    if (n < -1)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "psl_debug_fail_alloc_after: n = %lld (use -1 for off or n >= 0)",
+                         (long long)n);
+    atomic_store(&fail_countdown, (long long)n);
+    return PSL_OK;
+}
+
+/* True for the one allocation the countdown reaches 0 at (the count then
+ * stays negative: off). */
 static bool injected_failure(void)
 {
-    long long c = atomic_load(&fail_countdown);
-    if (c == -2) {
-        const char *v = getenv("PSL_FAIL_ALLOC_AFTER");
-        long long init = v && *v ? atoll(v) : -1;
-        long long expect = -2;
-        atomic_compare_exchange_strong(&fail_countdown, &expect, init);
-        c = atomic_load(&fail_countdown);
-    }
-    if (c < 0)
+    if (atomic_load(&fail_countdown) < 0)
         return false;
-    return atomic_fetch_sub(&fail_countdown, 1) <= 0;
+    return atomic_fetch_sub(&fail_countdown, 1) == 0;
 }
 
 void *psl_malloc(size_t nmemb, size_t size)

@@ -136,9 +136,7 @@ static inline int32_t psl_perm_get(const psl_matrix *A, int64_t i)
 }
 /* Rows per block of uniform PackSELL start column (sigma, or C if 0). */
 static inline int32_t psl_dblock(const psl_matrix *A) { return A->sigma ? A->sigma : A->C; }
-/* True when the environment variable is set to a value other than "0" / "". */
-bool psl_env_flag(const char *name);
-/* Print a trace line to stderr when PSL_TRACE is set. */
+/* Print a trace line to stderr when the option PSL_TRACE is 1 (options.h). */
 void psl_trace(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

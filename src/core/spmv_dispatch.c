@@ -3,16 +3,16 @@
  * kernel through a small registry of CPU backends, tried in order:
  *   "omp"  OpenMP/SIMD kernels (src/kernels/cpu/), the default;
  *   "ref"  scalar reference kernels (src/kernels/ref/), the test oracle.
- * PSL_KERNEL=<name> in the environment (read on every call) forces one
+ * The option PSL_KERNEL=<name> (options.c, read on every call) forces one
  * backend; PSL_TRACE=1 prints each choice (with the instruction set of the
  * omp SELL/PackSELL kernels, see psl_cpu_isa; PSL_CPU_ISA caps it).
  */
 #include "internal.h"
 #include "kernels/kernels.h"
+#include "options.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The OpenMP kernel for A and vec_type, or NULL. */
@@ -39,6 +39,7 @@ static psl_spmv_fn ref_select(const psl_matrix *A, psl_scalar vec_type)
     return ok ? psl_ref_spmv : NULL;
 }
 
+/* The backends; their names are the values of PSL_KERNEL (options.c). */
 typedef struct spmv_backend {
     const char *name;
     psl_spmv_fn (*select)(const psl_matrix *A, psl_scalar vec_type);
@@ -97,8 +98,7 @@ static psl_status choose(const psl_matrix *A, psl_scalar vec_type, const char *w
             known = known || strcmp(want, backends[i].name) == 0;
         if (!known)
             return psl_error(PSL_ERR_INVALID_VALUE,
-                             "SpMV kernel '%s' (PSL_KERNEL) does not exist; use 'omp' or "
-                             "'ref'",
+                             "SpMV kernel '%s' does not exist; use 'omp' or 'ref'",
                              want);
     }
     char what[48];
@@ -129,10 +129,13 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
     if (overlap(x, (size_t)A->ncols * es, y, (size_t)A->nrows * es))
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "SpMV vectors x and y overlap in memory (y is written in place)");
+    int isa_cap, trace;
+    PSL_TRY(psl_opt_get(PSL_OPT_CPU_ISA, &isa_cap)); /* validated here, followed by psl_cpu_isa */
+    PSL_TRY(psl_opt_get(PSL_OPT_TRACE, &trace));
     const spmv_backend *be = NULL;
     psl_spmv_fn fn = NULL;
     PSL_TRY(choose(A, vec_type, kernel, &be, &fn));
-    if (psl_env_flag("PSL_TRACE")) {
+    if (trace) {
         char what[48];
         describe(A, what, sizeof what);
         bool simd = strcmp(be->name, "omp") == 0 && A->format != PSL_FORMAT_CSR;
@@ -148,18 +151,33 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
     return PSL_OK;
 }
 
+/* The backend PSL_KERNEL forces in *want (NULL: auto). */
+static psl_status kernel_option(const char **want)
+{
+    int k;
+    PSL_TRY(psl_opt_get(PSL_OPT_KERNEL, &k));
+    *want = k < 0 ? NULL : psl_opt_value_name(PSL_OPT_KERNEL, k);
+    return PSL_OK;
+}
+
 psl_status psl_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
                     psl_scalar vec_type)
 {
-    return psl_spmv_named(getenv("PSL_KERNEL"), alpha, A, x, beta, y, vec_type);
+    const char *want;
+    PSL_TRY(kernel_option(&want));
+    return psl_spmv_named(want, alpha, A, x, beta, y, vec_type);
 }
 
 const char *psl_spmv_kernel_name(const psl_matrix *A, psl_scalar vec_type)
 {
     const spmv_backend *be = NULL;
     psl_spmv_fn fn = NULL;
-    if (check_matrix_and_type(A, vec_type) != PSL_OK ||
-        choose(A, vec_type, getenv("PSL_KERNEL"), &be, &fn) != PSL_OK)
+    const char *want;
+    int isa_cap, trace; /* "none" where psl_spmv fails on an option */
+    if (kernel_option(&want) != PSL_OK || psl_opt_get(PSL_OPT_CPU_ISA, &isa_cap) != PSL_OK ||
+        psl_opt_get(PSL_OPT_TRACE, &trace) != PSL_OK ||
+        check_matrix_and_type(A, vec_type) != PSL_OK ||
+        choose(A, vec_type, want, &be, &fn) != PSL_OK)
         return "none";
     return be->name;
 }

@@ -1,13 +1,12 @@
 /*
  * status.c -- status strings, the per-thread last-error record, version,
- * and the opt-in trace (PSL_TRACE).
+ * and the opt-in trace (option PSL_TRACE).
  */
 #include "internal.h"
+#include "options.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static const char *const status_text[] = {
     [0] = "success",
@@ -99,15 +98,9 @@ const char *psl_version(void)
            ")";
 }
 
-bool psl_env_flag(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0") != 0;
-}
-
 void psl_trace(const char *fmt, ...)
 {
-    if (!psl_env_flag("PSL_TRACE"))
+    if (psl_opt_get_or(PSL_OPT_TRACE, 0) != 1) /* invalid: psl_spmv reports it */
         return;
     va_list ap;
     va_start(ap, fmt);

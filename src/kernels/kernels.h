@@ -37,9 +37,10 @@ psl_spmv_fn psl_cpu_sell_select(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_packsell_select(psl_codec codec, psl_scalar vec_type);
 /* Instruction set of the OpenMP SELL/PackSELL kernels, best last. */
 typedef enum psl_isa { PSL_ISA_GENERIC, PSL_ISA_AVX2, PSL_ISA_AVX512 } psl_isa;
-/* The best instruction set this CPU supports, capped by the environment
- * variable PSL_CPU_ISA=generic|avx2|avx512 (read on every call; for tests
- * and benchmarks). The psl_cpu_*_select functions follow it. */
+/* The best instruction set this CPU supports (detected once per process),
+ * capped by the option PSL_CPU_ISA (read on every call; no cap when its
+ * value is invalid, which psl_spmv reports). The psl_cpu_*_select functions
+ * follow it. */
 psl_isa psl_cpu_isa(void);
 const char *psl_cpu_isa_name(psl_isa isa);
 
@@ -48,8 +49,9 @@ void psl_cpu_scale(double alpha, const psl_matrix *A, double beta, void *y,
                    psl_scalar vec_type);
 
 /* psl_spmv with a kernel chosen by name ("ref", "omp"; NULL or "" chooses as
- * psl_spmv does without PSL_KERNEL). Same checks and errors as psl_spmv;
- * unknown names give PSL_ERR_INVALID_VALUE. For tests and benchmarks. */
+ * psl_spmv does with PSL_KERNEL=auto; the option is not read). Same checks
+ * and errors as psl_spmv otherwise; unknown names give
+ * PSL_ERR_INVALID_VALUE. For tests and benchmarks. */
 psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
                           const void *x, double beta, void *y, psl_scalar vec_type);
 

@@ -1,12 +1,13 @@
 /*
  * cpu_isa.c -- run-time choice of the instruction set of the OpenMP SpMV
- * kernels: the best the CPU (and OS) supports, optionally capped by
- * PSL_CPU_ISA so that tests and benchmarks can run every variant.
+ * kernels: the best the CPU (and OS) supports, detected once per process,
+ * optionally capped by the option PSL_CPU_ISA so that tests and benchmarks
+ * can run every variant.
  */
 #include "cpu_common.h"
+#include "core/options.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdatomic.h>
 
 /* Best instruction set of this CPU among those compiled in. */
 static psl_isa detect(void)
@@ -24,15 +25,18 @@ static psl_isa detect(void)
     return PSL_ISA_GENERIC;
 }
 
+/* detect() once: -1 until known (threads racing to it find the same). */
+static atomic_int detected = -1;
+
 psl_isa psl_cpu_isa(void)
 {
-    psl_isa best = detect();
-    const char *cap = getenv("PSL_CPU_ISA");
-    if (cap && strcmp(cap, "generic") == 0)
-        return PSL_ISA_GENERIC;
-    if (cap && strcmp(cap, "avx2") == 0 && best > PSL_ISA_AVX2)
-        return PSL_ISA_AVX2;
-    return best;
+    int best = atomic_load_explicit(&detected, memory_order_relaxed);
+    if (best < 0) {
+        best = (int)detect();
+        atomic_store_explicit(&detected, best, memory_order_relaxed);
+    }
+    int cap = psl_opt_get_or(PSL_OPT_CPU_ISA, -1); /* -1: none */
+    return (psl_isa)(cap >= 0 && cap < best ? cap : best);
 }
 
 const char *psl_cpu_isa_name(psl_isa isa)

@@ -6,6 +6,7 @@
  */
 #include "dmatrix.cuh"
 
+#include "core/options.h"
 #include "format/word.h"
 
 #include <stdlib.h>
@@ -175,19 +176,15 @@ static int psl_cuda_max_cluster(void)
 }
 #endif
 
-/* A kernel-form switch of the environment, read at upload: -1 when the
- * variable is unset or empty (the library decides), 0 when it is "0",
- * 1 for anything else. */
-static int psl_env_switch(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] ? strcmp(v, "0") != 0 : -1;
-}
-
 psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
 {
     int dev = 0, sms = 0, threads = 0;
     *out = NULL;
+    int stream_na, word_prefetch, tiny_uniform, wide_cluster; /* options.h */
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_STREAM_NA, &stream_na));
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_WORD_PREFETCH, &word_prefetch));
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_TINY_UNIFORM, &tiny_uniform));
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_WIDE_CLUSTER, &wide_cluster));
     PSL_TRY(PSL_CUDA_OK(cudaGetDevice(&dev)));
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
     PSL_TRY(PSL_CUDA_OK(
@@ -207,20 +204,20 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_SMALL_ROWS_PER_SM : 0;
     }
     d->l2_bytes = l2;
-    d->stream_na = psl_env_switch("PSL_CUDA_STREAM_NA");
-    d->word_prefetch = psl_env_switch("PSL_CUDA_WORD_PREFETCH");
-    d->tiny_uniform = psl_env_switch("PSL_CUDA_TINY_UNIFORM") != 0;
+    d->stream_na = stream_na;
+    d->word_prefetch = word_prefetch;
+    d->tiny_uniform = tiny_uniform;
     d->wide_cl_max = 1;
 #if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
     if (clusters) { /* a power of two up to what the device runs; PSL_CUDA_WIDE_CLUSTER lowers it */
-        const char *cl = getenv("PSL_CUDA_WIDE_CLUSTER");
-        const long want = cl && cl[0] ? strtol(cl, NULL, 10) : PSL_WIDE_CLUSTER_MAX;
+        const int want = wide_cluster;
         const int most = psl_cuda_max_cluster();
         while (d->wide_cl_max * 2 <= want && d->wide_cl_max * 2 <= most)
             d->wide_cl_max *= 2;
     }
 #else
     (void)clusters;
+    (void)wide_cluster;
 #endif
     d->max_width = INT64_MAX; /* unknown until psl_dmatrix_setup_wide: no short-row kernel */
     d->format = A->format;

@@ -1,0 +1,445 @@
+/*
+ * test_options.c -- the option layer (src/core/options.c, psl_option_* in
+ * packsell.h): every option's set/get round trip over its documented
+ * values, invalid values and unknown names rejected with messages naming
+ * the option and the accepted values, NULL pointers, environment values
+ * parsed and validated (through the tests-only psl_opt_reset, which makes
+ * the library read the environment again), an invalid environment value
+ * failing the calls that read it until the program sets the option, the
+ * PSL_CPU_ISA cap selecting the SIMD kernels test_spmv_isa checks, and the
+ * allocation-failure debug call.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, dup, fileno, mkstemp */
+#include "packsell.h"
+#include "core/options.h"
+#include "harness.h"
+#include "kernels/cpu/cpu_common.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const names[] = {"PSL_KERNEL",
+                                    "PSL_CPU_ISA",
+                                    "PSL_TRACE",
+                                    "PSL_CUDA_STREAM_NA",
+                                    "PSL_CUDA_WORD_PREFETCH",
+                                    "PSL_CUDA_TINY_UNIFORM",
+                                    "PSL_CUDA_WIDE_CLUSTER"};
+#define NNAMES ((int)(sizeof names / sizeof names[0]))
+
+/* No option variable in the environment but name=value (name NULL: none);
+ * the library forgets its settings and reads the environment again. */
+static void environment(const char *name, const char *value)
+{
+    for (int i = 0; i < NNAMES; i++)
+        unsetenv(names[i]);
+    if (name)
+        setenv(name, value, 1);
+    psl_opt_reset();
+}
+
+/* The current value of option name ("" and a failed check on error). */
+static const char *get(const char *name)
+{
+    static char buf[PSL_OPTION_VALUE_MAX];
+    buf[0] = '\0';
+    CHECK_OK(psl_option_get(name, buf, sizeof buf));
+    return buf;
+}
+
+static int has(const char *msg, const char *part) { return strstr(msg, part) != NULL; }
+
+TEST(every_option_round_trips)
+{
+    environment(NULL, NULL);
+    CHECK(psl_option_count() == NNAMES);
+    int nvalues = 0;
+    for (int i = 0; i < psl_option_count(); i++) {
+        psl_option_desc d;
+        CHECK_OK(psl_option_describe(i, &d));
+        CHECK(strcmp(d.name, names[i]) == 0);
+        CHECK(d.values && d.default_value && d.doc && strlen(d.doc) > 20);
+        CHECK_MSG(strcmp(get(d.name), d.default_value) == 0, "%s: default %s, get %s", d.name,
+                  d.default_value, get(d.name));
+        /* the documented values: "a|b|c" or a range "lo..hi" */
+        char vals[64][PSL_OPTION_VALUE_MAX];
+        int n = 0, lo = 0, hi = 0;
+        if (sscanf(d.values, "%d..%d", &lo, &hi) == 2) {
+            CHECK(lo <= hi && hi - lo < 64);
+            for (int v = lo; v <= hi; v++)
+                snprintf(vals[n++], sizeof vals[0], "%d", v);
+        } else {
+            const char *p = d.values;
+            while (*p && n < 64) {
+                size_t k = strcspn(p, "|");
+                CHECK(k > 0 && k < sizeof vals[0]);
+                snprintf(vals[n++], sizeof vals[0], "%.*s", (int)k, p);
+                p += k + (p[k] == '|');
+            }
+        }
+        CHECK(n >= 2);
+        int found_default = 0;
+        for (int k = 0; k < n; k++) {
+            CHECK_OK(psl_option_set(d.name, vals[k]));
+            CHECK_MSG(strcmp(get(d.name), vals[k]) == 0, "%s = %s, get %s", d.name, vals[k],
+                      get(d.name));
+            found_default += strcmp(vals[k], d.default_value) == 0;
+            nvalues++;
+        }
+        CHECK_MSG(found_default == 1, "%s: default %s not among %s", d.name, d.default_value,
+                  d.values);
+        if (lo < hi) { /* just outside the range */
+            char out[16];
+            snprintf(out, sizeof out, "%d", lo - 1);
+            CHECK_ST(psl_option_set(d.name, out), PSL_ERR_INVALID_VALUE);
+            snprintf(out, sizeof out, "%d", hi + 1);
+            CHECK_ST(psl_option_set(d.name, out), PSL_ERR_INVALID_VALUE);
+        }
+        /* "" sets the default, NULL goes back to the (empty) environment */
+        CHECK_OK(psl_option_set(d.name, vals[n - 1]));
+        CHECK_OK(psl_option_set(d.name, ""));
+        CHECK(strcmp(get(d.name), d.default_value) == 0);
+        CHECK_OK(psl_option_set(d.name, vals[0]));
+        CHECK_OK(psl_option_set(d.name, NULL));
+        CHECK(strcmp(get(d.name), d.default_value) == 0);
+    }
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16);
+    /* the setting beats the environment; NULL gives the environment back */
+    environment("PSL_CPU_ISA", "generic");
+    CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", "avx2"));
+    CHECK(strcmp(get("PSL_CPU_ISA"), "avx2") == 0);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+    CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);
+    environment(NULL, NULL);
+}
+
+TEST(invalid_values_rejected)
+{
+    environment(NULL, NULL);
+    static const struct {
+        const char *name, *value, *accepted;
+    } bad[] = {
+        {"PSL_CPU_ISA", "bogus", "auto|generic|avx2|avx512"},
+        {"PSL_CPU_ISA", "AVX2", "auto|generic|avx2|avx512"},
+        {"PSL_CPU_ISA", "avx2 ", "auto|generic|avx2|avx512"},
+        {"PSL_KERNEL", "avx9000", "auto|omp|ref"},
+        {"PSL_KERNEL", "OMP", "auto|omp|ref"},
+        {"PSL_TRACE", "yes", "0|1"},
+        {"PSL_TRACE", "2", "0|1"},
+        {"PSL_CUDA_STREAM_NA", "yes", "auto|0|1"},
+        {"PSL_CUDA_WORD_PREFETCH", "-1", "auto|0|1"},
+        {"PSL_CUDA_TINY_UNIFORM", "auto", "0|1"},
+        {"PSL_CUDA_WIDE_CLUSTER", "3x", "1..16"},
+        {"PSL_CUDA_WIDE_CLUSTER", "0", "1..16"},
+        {"PSL_CUDA_WIDE_CLUSTER", "17", "1..16"},
+        {"PSL_CUDA_WIDE_CLUSTER", " 4", "1..16"},
+        {"PSL_CUDA_WIDE_CLUSTER", "+4", "1..16"},
+        {"PSL_CUDA_WIDE_CLUSTER", "99999999999999999999", "1..16"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char before[PSL_OPTION_VALUE_MAX];
+        snprintf(before, sizeof before, "%s", get(bad[i].name));
+        CHECK_ST(psl_option_set(bad[i].name, bad[i].value), PSL_ERR_INVALID_VALUE);
+        const char *msg = psl_last_error_message();
+        CHECK_MSG(has(msg, bad[i].name) && has(msg, bad[i].value) && has(msg, bad[i].accepted),
+                  "%s=%s: %s", bad[i].name, bad[i].value, msg);
+        CHECK_MSG(strcmp(get(bad[i].name), before) == 0, "%s changed by a rejected value",
+                  bad[i].name);
+    }
+    /* a long value is cut in the message, which still names the values */
+    char lng[300];
+    memset(lng, 'x', sizeof lng - 1);
+    lng[sizeof lng - 1] = '\0';
+    CHECK_ST(psl_option_set("PSL_KERNEL", lng), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "...") && has(psl_last_error_message(), "auto|omp|ref"));
+}
+
+TEST(unknown_names_and_null_pointers)
+{
+    environment(NULL, NULL);
+    char buf[PSL_OPTION_VALUE_MAX] = "untouched";
+    const char *unknown[] = {"PSL_NOPE", "psl_kernel", "", "PSL_KERNEL ", "KERNEL"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        CHECK_ST(psl_option_set(unknown[i], "1"), PSL_ERR_INVALID_VALUE);
+        const char *msg = psl_last_error_message();
+        CHECK_MSG(has(msg, "unknown option") && has(msg, "PSL_KERNEL") &&
+                      has(msg, "PSL_CUDA_WIDE_CLUSTER"),
+                  "%s", msg);
+        CHECK_ST(psl_option_get(unknown[i], buf, sizeof buf), PSL_ERR_INVALID_VALUE);
+        CHECK_ST(psl_option_set(unknown[i], NULL), PSL_ERR_INVALID_VALUE);
+    }
+    CHECK(has(psl_last_error_message(), "'KERNEL'"));
+    CHECK_ST(psl_option_set(NULL, "1"), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_option_set(NULL, NULL), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_option_get(NULL, buf, sizeof buf), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_option_get("PSL_KERNEL", NULL, 16), PSL_ERR_NULL_POINTER);
+    /* a buffer too small is an error and stays untouched */
+    CHECK_ST(psl_option_get("PSL_KERNEL", buf, 4), PSL_ERR_INVALID_VALUE); /* "auto" needs 5 */
+    CHECK(has(psl_last_error_message(), "needs 5"));
+    CHECK_ST(psl_option_get("PSL_KERNEL", buf, 0), PSL_ERR_INVALID_VALUE);
+    CHECK(strcmp(buf, "untouched") == 0);
+    CHECK_OK(psl_option_get("PSL_KERNEL", buf, 5));
+    CHECK(strcmp(buf, "auto") == 0);
+    psl_option_desc d = {NULL, NULL, NULL, NULL};
+    CHECK_ST(psl_option_describe(0, NULL), PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_option_describe(-1, &d), PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_option_describe(psl_option_count(), &d), PSL_ERR_INVALID_VALUE);
+    CHECK(d.name == NULL);
+}
+
+/* A small SELL matrix and vectors for the psl_spmv checks. */
+typedef struct {
+    psl_matrix *A;
+    double x[64], y[64];
+} spmv_case;
+
+static spmv_case spmv_setup(void)
+{
+    spmv_case c = {NULL, {0}, {0}};
+    psl_matrix *src = NULL;
+    CHECK_OK(psl_generate(&src, "lap2d:8"));
+    psl_convert_options opt;
+    psl_convert_options_init(&opt);
+    opt.format = PSL_FORMAT_SELL;
+    opt.slice_height = 8;
+    opt.sigma = 8;
+    CHECK_OK(psl_matrix_convert(&c.A, src, &opt));
+    psl_matrix_destroy(&src);
+    for (int i = 0; i < 64; i++) {
+        c.x[i] = 1.0 + i;
+        c.y[i] = -3.0;
+    }
+    return c;
+}
+
+/* psl_spmv on c fails with an error naming name, value and accepted, and
+ * leaves y untouched; the kernel name is "none". */
+static void spmv_fails(spmv_case *c, const char *name, const char *value, const char *accepted)
+{
+    CHECK_ST(psl_spmv(1.0, c->A, c->x, 1.0, c->y, PSL_FP64), PSL_ERR_INVALID_VALUE);
+    const char *msg = psl_last_error_message();
+    CHECK_MSG(has(msg, name) && has(msg, value) && has(msg, accepted) && has(msg, "environment"),
+              "%s", msg);
+    CHECK(strcmp(psl_spmv_kernel_name(c->A, PSL_FP64), "none") == 0);
+    for (int i = 0; i < 64; i++)
+        CHECK(c->y[i] == -3.0);
+}
+
+TEST(environment_parsed_and_validated)
+{
+    /* valid values, as they are spelled in the environment */
+    static const struct {
+        const char *name, *env, *get;
+    } good[] = {
+        {"PSL_KERNEL", "ref", "ref"},          {"PSL_KERNEL", "", "auto"},
+        {"PSL_CPU_ISA", "generic", "generic"}, {"PSL_CPU_ISA", "auto", "auto"},
+        {"PSL_TRACE", "0", "0"},               {"PSL_CUDA_STREAM_NA", "1", "1"},
+        {"PSL_CUDA_WORD_PREFETCH", "0", "0"},  {"PSL_CUDA_TINY_UNIFORM", "0", "0"},
+        {"PSL_CUDA_WIDE_CLUSTER", "4", "4"},   {"PSL_CUDA_WIDE_CLUSTER", "012", "12"},
+        {"PSL_CUDA_WIDE_CLUSTER", "", "16"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        environment(good[i].name, good[i].env);
+        CHECK_MSG(strcmp(get(good[i].name), good[i].get) == 0, "%s=%s: get %s", good[i].name,
+                  good[i].env, get(good[i].name));
+    }
+    /* read once: a later change of the environment is not seen */
+    environment("PSL_KERNEL", "ref");
+    CHECK(strcmp(get("PSL_KERNEL"), "ref") == 0);
+    setenv("PSL_KERNEL", "omp", 1);
+    CHECK(strcmp(get("PSL_KERNEL"), "ref") == 0);
+
+    spmv_case c = spmv_setup();
+    /* the CPU options psl_spmv reads: it fails, and keeps failing, until the
+     * program sets the option; NULL gives the invalid environment back */
+    static const struct {
+        const char *name, *value, *accepted, *fix;
+    } bad[] = {
+        {"PSL_KERNEL", "avx9000", "auto|omp|ref", "ref"},
+        {"PSL_CPU_ISA", "bogus", "auto|generic|avx2|avx512", "generic"},
+        {"PSL_TRACE", "yes", "0|1", "0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        environment(bad[i].name, bad[i].value);
+        spmv_fails(&c, bad[i].name, bad[i].value, bad[i].accepted);
+        spmv_fails(&c, bad[i].name, bad[i].value, bad[i].accepted);
+        char buf[PSL_OPTION_VALUE_MAX] = "untouched";
+        CHECK_ST(psl_option_get(bad[i].name, buf, sizeof buf), PSL_ERR_INVALID_VALUE);
+        CHECK(has(psl_last_error_message(), bad[i].accepted));
+        CHECK(strcmp(buf, "untouched") == 0);
+        CHECK_OK(psl_option_set(bad[i].name, bad[i].fix));
+        CHECK_OK(psl_spmv(1.0, c.A, c.x, 1.0, c.y, PSL_FP64));
+        CHECK(c.y[0] != -3.0);
+        for (int k = 0; k < 64; k++)
+            c.y[k] = -3.0;
+        CHECK_OK(psl_option_set(bad[i].name, NULL));
+        spmv_fails(&c, bad[i].name, bad[i].value, bad[i].accepted);
+    }
+
+    /* the GPU options: psl_spmv does not read them, psl_dmatrix_upload
+     * fails on them (in a CUDA build, before any device call) */
+    static const struct {
+        const char *name, *value, *accepted;
+    } gpu_bad[] = {
+        {"PSL_CUDA_STREAM_NA", "yes", "auto|0|1"},
+        {"PSL_CUDA_WORD_PREFETCH", "on", "auto|0|1"},
+        {"PSL_CUDA_TINY_UNIFORM", "off", "0|1"},
+        {"PSL_CUDA_WIDE_CLUSTER", "3x", "1..16"},
+    };
+    int ndev = 0;
+    int cuda_built = psl_cuda_device_count(&ndev) != PSL_ERR_NOT_SUPPORTED;
+    for (size_t i = 0; i < sizeof gpu_bad / sizeof gpu_bad[0]; i++) {
+        environment(gpu_bad[i].name, gpu_bad[i].value);
+        CHECK_OK(psl_spmv(1.0, c.A, c.x, 0.0, c.y, PSL_FP64));
+        psl_dmatrix *dA = (psl_dmatrix *)&c; /* must come back NULL */
+        psl_status st = psl_dmatrix_upload(&dA, c.A, NULL);
+        CHECK(dA == NULL);
+        if (cuda_built) {
+            CHECK_ST(st, PSL_ERR_INVALID_VALUE);
+            const char *msg = psl_last_error_message();
+            CHECK_MSG(has(msg, gpu_bad[i].name) && has(msg, gpu_bad[i].value) &&
+                          has(msg, gpu_bad[i].accepted),
+                      "%s", msg);
+        } else {
+            CHECK_ST(st, PSL_ERR_NOT_SUPPORTED);
+        }
+        char buf[PSL_OPTION_VALUE_MAX];
+        CHECK_ST(psl_option_get(gpu_bad[i].name, buf, sizeof buf), PSL_ERR_INVALID_VALUE);
+        CHECK(has(psl_last_error_message(), gpu_bad[i].accepted));
+    }
+    psl_matrix_destroy(&c.A);
+    environment(NULL, NULL);
+}
+
+/* Run psl_spmv on A with stderr captured into out (len bytes). */
+static void traced_spmv(const psl_matrix *A, const double *x, double *y, char *out, size_t len)
+{
+    char path[] = "/tmp/psl_options_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    fflush(stderr);
+    int saved = dup(fileno(stderr));
+    dup2(fd, fileno(stderr));
+    CHECK_OK(psl_spmv(1.0, A, x, 0.0, y, PSL_FP64));
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out, 1, len - 1, f) : 0;
+    out[n] = '\0';
+    if (f)
+        fclose(f);
+    close(fd);
+    unlink(path);
+}
+
+TEST(isa_cap_selects_the_kernels)
+{
+    /* Under each cap the OpenMP tables answer with the kernels of that
+     * instruction set (those test_spmv_isa compares with the reference), and
+     * psl_spmv's trace names it. */
+    environment(NULL, NULL);
+    psl_isa best = psl_cpu_isa();
+    static const char *isa[] = {"generic", "avx2", "avx512"};
+    int compared = 0;
+    for (int cap = 0; cap <= (int)PSL_ISA_AVX512; cap++) {
+        CHECK_OK(psl_option_set("PSL_CPU_ISA", isa[cap]));
+        psl_isa eff = cap < (int)best ? (psl_isa)cap : best;
+        CHECK(psl_cpu_isa() == eff);
+        for (int vt = PSL_FP64; vt <= PSL_BF16; vt++)
+            for (int vec = PSL_FP64; vec <= PSL_FP16; vec++) {
+                psl_spmv_fn f = psl_cpu_sell_select((psl_scalar)vt, (psl_scalar)vec);
+                psl_spmv_fn p = psl_cpu_packsell_select((psl_codec){5, 10}, (psl_scalar)vec);
+                CHECK(f != NULL && p != NULL);
+#if PSL_X86_SIMD
+                psl_spmv_fn s2 = psl_cpu_sell_select_avx2((psl_scalar)vt, (psl_scalar)vec);
+                psl_spmv_fn s5 = psl_cpu_sell_select_avx512((psl_scalar)vt, (psl_scalar)vec);
+                psl_spmv_fn p2 = psl_cpu_packsell_select_avx2((psl_codec){5, 10}, (psl_scalar)vec);
+                psl_spmv_fn p5 =
+                    psl_cpu_packsell_select_avx512((psl_codec){5, 10}, (psl_scalar)vec);
+                psl_spmv_fn want_s = eff == PSL_ISA_AVX512 ? s5 : eff == PSL_ISA_AVX2 ? s2 : NULL;
+                psl_spmv_fn want_p = eff == PSL_ISA_AVX512 ? p5 : eff == PSL_ISA_AVX2 ? p2 : NULL;
+                if (want_s) {
+                    CHECK(f == want_s);
+                    compared++;
+                } else {
+                    CHECK(!s2 || f != s2);
+                    CHECK(!s5 || f != s5);
+                }
+                if (want_p) {
+                    CHECK(p == want_p);
+                    compared++;
+                } else {
+                    CHECK(!p2 || p != p2);
+                    CHECK(!p5 || p != p5);
+                }
+#endif
+            }
+    }
+#if PSL_X86_SIMD
+    if (best >= PSL_ISA_AVX2)
+        CHECK(compared > 0);
+#endif
+    /* the trace line names the instruction set psl_spmv runs */
+    spmv_case c = spmv_setup();
+    CHECK_OK(psl_option_set("PSL_TRACE", "1"));
+    for (int cap = 0; cap <= (int)best; cap++) {
+        CHECK_OK(psl_option_set("PSL_CPU_ISA", isa[cap]));
+        char out[1024], want[32];
+        traced_spmv(c.A, c.x, c.y, out, sizeof out);
+        snprintf(want, sizeof want, "kernel 'omp' isa %s ", isa[cap]);
+        CHECK_MSG(has(out, want), "cap %s: trace '%s'", isa[cap], out);
+    }
+    CHECK_OK(psl_option_set("PSL_TRACE", "0"));
+    char out[256];
+    traced_spmv(c.A, c.x, c.y, out, sizeof out);
+    CHECK_MSG(out[0] == '\0', "trace off: '%s'", out);
+    psl_matrix_destroy(&c.A);
+    environment(NULL, NULL);
+    printf("  this CPU: %s; %d kernel entries compared\n", psl_cpu_isa_name(best), compared);
+}
+
+TEST(debug_fail_alloc_after)
+{
+    psl_matrix *A = NULL;
+    CHECK_ST(psl_debug_fail_alloc_after(-2), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "-2"));
+    /* n = 0: the next allocation fails, once */
+    CHECK_OK(psl_debug_fail_alloc_after(0));
+    CHECK_ST(psl_generate(&A, "lap2d:8"), PSL_ERR_OUT_OF_MEMORY);
+    CHECK(A == NULL);
+    CHECK_OK(psl_generate(&A, "lap2d:8"));
+    psl_matrix_destroy(&A);
+    /* the number of allocations a build makes: the first n that leaves it
+     * whole; every smaller n fails it */
+    int n = 0;
+    for (; n < 100; n++) {
+        CHECK_OK(psl_debug_fail_alloc_after(n));
+        psl_status st = psl_generate(&A, "lap2d:8");
+        psl_matrix_destroy(&A);
+        CHECK(st == PSL_OK || st == PSL_ERR_OUT_OF_MEMORY);
+        if (st == PSL_OK)
+            break;
+    }
+    CHECK(n > 1 && n < 100);
+    /* -1 turns a pending failure off */
+    CHECK_OK(psl_debug_fail_alloc_after(0));
+    CHECK_OK(psl_debug_fail_alloc_after(-1));
+    CHECK_OK(psl_generate(&A, "lap2d:8"));
+    psl_matrix_destroy(&A);
+    printf("  lap2d:8 makes %d allocations\n", n);
+}
+
+static const psl_test_case tests[] = {
+    {"every_option_round_trips", every_option_round_trips},
+    {"invalid_values_rejected", invalid_values_rejected},
+    {"unknown_names_and_null_pointers", unknown_names_and_null_pointers},
+    {"environment_parsed_and_validated", environment_parsed_and_validated},
+    {"isa_cap_selects_the_kernels", isa_cap_selects_the_kernels},
+    {"debug_fail_alloc_after", debug_fail_alloc_after},
+};
+PSL_TEST_MAIN(tests)
