@@ -27,6 +27,7 @@ TEST(every_format_has_a_complete_entry)
         CHECK(ops->check_options && ops->build && ops->walk_row && ops->info_bytes &&
               ops->describe && ops->bin_arrays && ops->bin_adopt && ops->check_header &&
               ops->validate && ops->ref_select && ops->omp_select);
+        CHECK(ops->release == NULL); /* these keep their arrays in the common fields */
         for (size_t j = 0; j < k; j++) {
             const psl_format_ops *other = psl_format_ops_of(all_formats[j]);
             CHECK(other != ops && strcmp(other->name, ops->name) != 0);
@@ -68,6 +69,7 @@ static void check_entry_on_a_built_matrix(psl_format f, const psl_matrix *src, i
     psl_matrix_info info;
     CHECK_OK(psl_matrix_get_info(A, &info));
     CHECK(info.format == f && info.nnz == nnz && info.bytes > 0);
+    CHECK(A->payload == NULL);
 
     int64_t walked = 0;
     for (int64_t i = 0; i < info.nrows; i++)

@@ -47,6 +47,9 @@ void psl_matrix_destroy(psl_matrix **A)
         free(M->sell_col);
         free(M->sell_val);
         free(M->words);
+        const psl_format_ops *ops = psl_format_ops_of(M->format);
+        if (M->payload && ops && ops->release)
+            ops->release(M);
         M->magic = PSL_DEAD_MAGIC;
         free(M);
     }

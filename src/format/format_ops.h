@@ -10,10 +10,16 @@
  *   1. its value in enum psl_format (include/packsell.h);
  *   2. a folder src/format/<name>/ with its build, decode, validation,
  *      statistics and a <name>_ops.c defining `const psl_format_ops
- *      psl_<name>_ops` (every entry filled, see below); new binary-file array
- *      ids take the next free number (io/binfile_format.h lists the taken
- *      ones); CMake compiles every src/format/<name>/ itself;
- *   3. one line `[PSL_FORMAT_<NAME>] = &psl_<name>_ops,` in registry.c.
+ *      psl_<name>_ops` (every entry filled but estimate and release, see
+ *      below). Arrays that are none of struct psl_matrix's go in a struct
+ *      of the folder's own behind A->payload (freed by release); new
+ *      binary-file array ids take the next free number (io/binfile_format.h
+ *      lists the taken ones); CMake compiles every src/format/<name>/
+ *      itself (its .c files, and its .cu files in a CUDA build);
+ *   3. one line `X(PSL_FORMAT_<NAME>, psl_<name>_ops)` in registry.c.
+ * The device side goes through the table for SpMV only (cuda_spmv, NULL
+ * for a format without device kernels); upload, download and the device
+ * conversion in src/kernels/cuda/ still branch on the format themselves.
  */
 #ifndef PSL_FORMAT_OPS_H
 #define PSL_FORMAT_OPS_H
@@ -90,6 +96,11 @@ typedef struct psl_format_ops {
     psl_spmv_fn (*omp_select)(const psl_matrix *A, psl_scalar vec_type);
     bool omp_isa; /* the omp kernels follow psl_cpu_isa (for the trace) */
     psl_cuda_spmv_fn cuda_spmv;
+
+    /* ---- a format's own data: free A->payload (called by
+     * psl_matrix_destroy when it is set), or NULL when the format keeps its
+     * arrays in the common fields of struct psl_matrix */
+    void (*release)(psl_matrix *A);
 } psl_format_ops;
 
 /* The table entry of format f, or NULL for a value that is no format. */

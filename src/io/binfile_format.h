@@ -97,7 +97,7 @@
 #define PSL_BIN_HEADER_BYTES 128
 #define PSL_BIN_HEADER_MAX 65536
 #define PSL_BIN_RECORD_BYTES 24
-#define PSL_BIN_MAX_ARRAYS 4
+#define PSL_BIN_MAX_ARRAYS 8 /* most array records of any format */
 
 /* Array ids of the records, unique over all formats (each format's
  * bin_arrays entry lists its own, src/format/<name>/<name>_ops.c); a new
