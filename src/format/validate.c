@@ -1,14 +1,13 @@
 /*
  * validate.c -- the shared machinery of the formats' checks of a loaded
- * matrix (validate.h): the parallel item runner, the header-versus-arrays
- * comparison and the value-bit tests.
+ * matrix (validate.h): the parallel item runner and the header-versus-arrays
+ * comparison.
  */
 #include "format/validate.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
 
 int psl_check_fail(char *msg, size_t msglen, const char *fmt, ...)
 {
@@ -74,33 +73,4 @@ psl_status psl_check_same(const char *file, const char *what, int64_t header, in
         return PSL_CORRUPT("%s: header says %s = %lld, the arrays hold %lld", file, what,
                            (long long)header, (long long)found);
     return PSL_OK;
-}
-
-int psl_value_nonfinite(psl_scalar t, const void *vals, int64_t i)
-{
-    switch (t) {
-    case PSL_FP64: {
-        uint64_t u;
-        memcpy(&u, (const unsigned char *)vals + 8 * i, 8);
-        return (u & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000);
-    }
-    case PSL_FP32: {
-        uint32_t u;
-        memcpy(&u, (const unsigned char *)vals + 4 * i, 4);
-        return (u & 0x7f800000u) == 0x7f800000u;
-    }
-    case PSL_FP16: return (((const uint16_t *)vals)[i] & 0x7c00u) == 0x7c00u;
-    case PSL_BF16: return (((const uint16_t *)vals)[i] & 0x7f80u) == 0x7f80u;
-    }
-    return 1;
-}
-
-int psl_value_is_zero_bits(psl_scalar t, const void *vals, int64_t i)
-{
-    size_t es = psl_scalar_size(t);
-    const unsigned char *p = (const unsigned char *)vals + es * (size_t)i;
-    for (size_t k = 0; k < es; k++)
-        if (p[k])
-            return 0;
-    return 1;
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Fail with PSL_ERR_FILE_CORRUPT and a printf-style message. */
 #define PSL_CORRUPT(...) psl_error(PSL_ERR_FILE_CORRUPT, __VA_ARGS__)
@@ -45,10 +46,36 @@ psl_status psl_check_items(const char *file, const psl_matrix *A, int64_t n, int
 /* Compare a count recomputed from the arrays with the header's. */
 psl_status psl_check_same(const char *file, const char *what, int64_t header, int64_t found);
 
-/* True when the raw value bits of stored value i of type t are Inf or NaN. */
-int psl_value_nonfinite(psl_scalar t, const void *vals, int64_t i);
+/* True when the raw value bits of stored value i of type t are Inf or NaN
+ * (inline: called once per stored entry). */
+static inline int psl_value_nonfinite(psl_scalar t, const void *vals, int64_t i)
+{
+    switch (t) {
+    case PSL_FP64: {
+        uint64_t u;
+        memcpy(&u, (const unsigned char *)vals + 8 * i, 8);
+        return (u & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000);
+    }
+    case PSL_FP32: {
+        uint32_t u;
+        memcpy(&u, (const unsigned char *)vals + 4 * i, 4);
+        return (u & 0x7f800000u) == 0x7f800000u;
+    }
+    case PSL_FP16: return (((const uint16_t *)vals)[i] & 0x7c00u) == 0x7c00u;
+    case PSL_BF16: return (((const uint16_t *)vals)[i] & 0x7f80u) == 0x7f80u;
+    }
+    return 1;
+}
 
 /* True when stored value i of type t is all zero bits (SELL padding). */
-int psl_value_is_zero_bits(psl_scalar t, const void *vals, int64_t i);
+static inline int psl_value_is_zero_bits(psl_scalar t, const void *vals, int64_t i)
+{
+    size_t es = psl_scalar_size(t);
+    const unsigned char *p = (const unsigned char *)vals + es * (size_t)i;
+    for (size_t k = 0; k < es; k++)
+        if (p[k])
+            return 0;
+    return 1;
+}
 
 #endif /* PSL_FORMAT_VALIDATE_H */
