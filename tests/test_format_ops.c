@@ -108,7 +108,45 @@ TEST(entries_agree_on_a_built_matrix)
     psl_matrix_destroy(&src);
 }
 
+/* The conversion errors name formats and types by their display names. */
+TEST(messages_name_formats_and_types)
+{
+    psl_matrix *src = NULL, *A = NULL, *B = NULL;
+    CHECK_OK(psl_generate(&src, "gen:hpcg:3:3:3"));
+    if (!src)
+        return;
+    psl_convert_options opt;
+    psl_convert_options_init(&opt);
+    opt.value_type = PSL_FP16;
+    CHECK_ST(psl_matrix_convert(&A, src, &opt), PSL_ERR_INVALID_VALUE);
+    CHECK_MSG(strstr(psl_last_error_message(), "CSR stores FP64 or FP32 values, not FP16"),
+              "%s", psl_last_error_message());
+    opt.format = PSL_FORMAT_SELL;
+    opt.value_type = PSL_BF16;
+    CHECK_OK(psl_matrix_convert(&A, src, &opt));
+    opt.format = PSL_FORMAT_CSR;
+    opt.value_type = PSL_FP64;
+    CHECK_ST(psl_matrix_convert(&B, A, &opt), PSL_ERR_WRONG_FORMAT);
+    CHECK_MSG(strstr(psl_last_error_message(), "(this one is SELL BF16;"), "%s",
+              psl_last_error_message());
+    CHECK(B == NULL);
+    psl_matrix_destroy(&A);
+
+    /* 1e300 overflows FP32: the message names the target type */
+    int64_t rp[2] = {0, 1};
+    int32_t ci[1] = {0};
+    double v[1] = {1e300};
+    CHECK_OK(psl_matrix_create_csr(&A, 1, 1, rp, ci, v, PSL_FP64, 0, 0));
+    opt.value_type = PSL_FP32;
+    CHECK_ST(psl_matrix_convert(&B, A, &opt), PSL_ERR_CODEC_OVERFLOW);
+    CHECK_MSG(strstr(psl_last_error_message(), "largest finite FP32 value"), "%s",
+              psl_last_error_message());
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&src);
+}
+
 static const psl_test_case tests[] = {
+    {"messages_name_formats_and_types", messages_name_formats_and_types},
     {"every_format_has_a_complete_entry", every_format_has_a_complete_entry},
     {"unknown_values_have_no_entry", unknown_values_have_no_entry},
     {"entries_agree_on_a_built_matrix", entries_agree_on_a_built_matrix},
