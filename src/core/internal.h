@@ -69,6 +69,10 @@ struct psl_matrix {
     int64_t kleft;
     uint32_t *words;
 
+    /* Data of a format whose arrays are none of the above, owned by the
+     * handle: its psl_format_ops.release frees it (format/format_ops.h). */
+    void *payload;
+
     /* statistics filled at build time */
     int64_t stored, padding, dummies, underflows;
     int64_t sell_equiv_bytes, csr_equiv_bytes;

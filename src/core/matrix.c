@@ -1,7 +1,10 @@
 /*
  * matrix.c -- the matrix handle: creation, checking, destruction, and the
- * queries that work on every format (info, row order, CSR view).
+ * queries that work on every format (info, row order, CSR view); what
+ * depends on the format comes from the table of formats.
  */
+#include "format/format.h"
+#include "format/format_ops.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -55,6 +58,9 @@ void psl_matrix_destroy(psl_matrix **A)
         free(M->sell_col);
         free(M->sell_val);
         free(M->words);
+        const psl_format_ops *ops = psl_format_ops_of(M->format);
+        if (M->payload && ops && ops->release)
+            ops->release(M);
         M->magic = PSL_DEAD_MAGIC;
         free(M);
     }
@@ -86,7 +92,7 @@ psl_status psl_matrix_row_order(const psl_matrix *A, int32_t *order)
     PSL_TRY(psl_matrix_check(A));
     if (!order && A->nrows > 0)
         return psl_error(PSL_ERR_NULL_POINTER, "order is NULL");
-    if (A->format == PSL_FORMAT_CSR || !A->perm) {
+    if (!A->perm) { /* unsorted, or CSR */
         for (int32_t i = 0; i < A->nrows; i++)
             order[i] = i;
         return PSL_OK;
@@ -100,7 +106,7 @@ psl_status psl_matrix_csr_view(const psl_matrix *A, const int64_t **row_ptr,
                                const int32_t **col_idx, const double **values)
 {
     PSL_TRY(psl_matrix_check(A));
-    if (A->format != PSL_FORMAT_CSR || A->value_type != PSL_FP64)
+    if (!psl_matrix_is_fp64_csr(A))
         return psl_error(PSL_ERR_WRONG_FORMAT,
                          "csr_view needs an FP64 CSR matrix (use psl_matrix_to_csr first)");
     if (row_ptr)
@@ -137,23 +143,8 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info)
     info->dummies = A->dummies;
     info->padding = A->padding;
     info->underflows = A->underflows;
-    int64_t nslice_bytes = ((int64_t)A->nslices + 1) * 8;
-    int64_t perm_bytes =
-        A->permute == PSL_PERMUTE_IMPLICIT ? (int64_t)A->nrows * A->perm_bytes : 0;
-    switch (A->format) {
-    case PSL_FORMAT_CSR:
-        info->bytes = (int64_t)(A->nrows + 1) * 8 +
-                      A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
-        break;
-    case PSL_FORMAT_SELL:
-        info->bytes = A->stored * (4 + (int64_t)psl_scalar_size(A->value_type)) +
-                      nslice_bytes + perm_bytes;
-        break;
-    case PSL_FORMAT_PACKSELL:
-        info->bytes = A->stored * 4 + nslice_bytes + perm_bytes;
-        break;
-    }
-    info->sell_bytes = A->format == PSL_FORMAT_SELL ? info->bytes : A->sell_equiv_bytes;
-    info->csr_bytes = A->format == PSL_FORMAT_CSR ? info->bytes : A->csr_equiv_bytes;
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    if (ops) /* bytes, and the SELL and CSR equivalents */
+        ops->info_bytes(A, info);
     return PSL_OK;
 }

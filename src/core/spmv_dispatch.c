@@ -7,6 +7,7 @@
  * backend; PSL_TRACE=1 prints each choice (with the instruction set of the
  * omp SELL/PackSELL kernels, see psl_cpu_isa; PSL_CPU_ISA caps it).
  */
+#include "format/format_ops.h"
 #include "internal.h"
 #include "kernels/kernels.h"
 #include "options.h"
@@ -15,28 +16,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The OpenMP kernel for A and vec_type, or NULL. */
+/* The OpenMP kernel for A and vec_type, or NULL (the format's selector). */
 static psl_spmv_fn omp_select(const psl_matrix *A, psl_scalar vec_type)
 {
-    switch (A->format) {
-    case PSL_FORMAT_CSR: return psl_cpu_csr_select(A->value_type, vec_type);
-    case PSL_FORMAT_SELL: return psl_cpu_sell_select(A->value_type, vec_type);
-    case PSL_FORMAT_PACKSELL: return psl_cpu_packsell_select(A->codec, vec_type);
-    }
-    return NULL;
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    return ops ? ops->omp_select(A, vec_type) : NULL;
 }
 
 /* The reference kernel covers every valid combination. */
 static psl_spmv_fn ref_select(const psl_matrix *A, psl_scalar vec_type)
 {
-    bool ok;
-    switch (A->format) {
-    case PSL_FORMAT_CSR: ok = A->value_type == PSL_FP64 || A->value_type == PSL_FP32; break;
-    case PSL_FORMAT_SELL: ok = (unsigned)A->value_type <= PSL_BF16; break;
-    case PSL_FORMAT_PACKSELL: ok = psl_codec_check(A->codec) == PSL_OK; break;
-    default: ok = false; break;
-    }
-    return ok ? psl_ref_spmv : NULL;
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    return ops ? ops->ref_select(A, vec_type) : NULL;
 }
 
 /* The backends; their names are the values of PSL_KERNEL (options.c). */
@@ -54,13 +45,11 @@ static const spmv_backend backends[] = {
 /* "PackSELL e8m10", "SELL fp16", ... into buf. */
 static void describe(const psl_matrix *A, char *buf, size_t len)
 {
-    char codec[16];
-    if (A->format != PSL_FORMAT_PACKSELL)
-        snprintf(buf, len, "%s %s", psl_format_display(A->format), psl_scalar_name(A->value_type));
-    else if (psl_codec_name(A->codec, codec, sizeof codec) == PSL_OK)
-        snprintf(buf, len, "PackSELL %s", codec);
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    if (ops)
+        ops->describe(A, buf, len);
     else
-        snprintf(buf, len, "PackSELL (invalid codec)");
+        snprintf(buf, len, "? %s", psl_scalar_name(A->value_type));
 }
 
 /* Check A and vec_type (errors set). */
@@ -138,7 +127,8 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
     if (trace) {
         char what[48];
         describe(A, what, sizeof what);
-        bool simd = strcmp(be->name, "omp") == 0 && A->format != PSL_FORMAT_CSR;
+        const psl_format_ops *ops = psl_format_ops_of(A->format);
+        bool simd = strcmp(be->name, "omp") == 0 && ops && ops->omp_isa;
         psl_trace("spmv: kernel '%s'%s%s for %s %d x %d (nnz %lld), %s vectors (%s)",
                   be->name, simd ? " isa " : "", simd ? psl_cpu_isa_name(psl_cpu_isa()) : "",
                   what, (int)A->nrows, (int)A->ncols, (long long)A->nnz,

@@ -1,8 +1,8 @@
 /*
  * build.h -- internal helpers shared by the format converters (convert.c,
- * sell_build.c, packsell_build.c) and the decoder (decode.c): rounding one
- * double to a stored scalar type, sigma-sorting, slice offsets, and the
- * builders themselves.
+ * sell/sell_build.c, packsell/packsell_build.c) and the decoders: rounding
+ * one double to a stored scalar type, sigma-sorting, slice offsets
+ * (sliced/sigma_sort.c), and the sliced builders themselves.
  */
 #ifndef PSL_FORMAT_BUILD_H
 #define PSL_FORMAT_BUILD_H
@@ -104,7 +104,8 @@ typedef int64_t (*psl_slice_fill)(psl_matrix *A, const psl_matrix *src, const in
 int64_t psl_fill_slices(psl_matrix *A, const psl_matrix *src, const int32_t *order,
                         psl_overflow policy, psl_slice_fill fill, int64_t *under);
 
-/* Builders called by psl_matrix_convert once src and opt are validated.
+/* Builders called by psl_matrix_convert (through the table of formats) and
+ * by the chooser once src and opt are validated.
  * dry: lay out the slices and count (stored, padding, dummies, bytes) but
  * allocate and fill no value/column/word arrays -- the handle is then only
  * good for psl_matrix_get_info (psl_matrix_estimate). */

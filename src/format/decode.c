@@ -2,68 +2,16 @@
  * decode.c -- psl_matrix_to_csr: any matrix back to an FP64 CSR matrix in the
  * original row order, with the values exactly as stored (FP32, FP16, BF16 or
  * the PackSELL codec, decoded exactly), explicit zeros kept and padding and
- * dummy words dropped. One walker per stored row serves all formats; the
- * result goes through psl_csr_adopt with PSL_CSR_STRICT, so a damaged handle
- * (unsorted or out-of-range columns, Inf bit patterns) is reported, not
- * passed on.
+ * dummy words dropped. Each format's walker of one stored row (its
+ * psl_format_ops.walk_row) gives the entries; the result goes through
+ * psl_csr_adopt with PSL_CSR_STRICT, so a damaged handle (unsorted or
+ * out-of-range columns, Inf bit patterns) is reported, not passed on.
  */
-#include "build.h"
-#include "format.h"
+#include "format/build.h"
+#include "format/format.h"
+#include "format/format_ops.h"
 
 #include <stdlib.h>
-
-/* Walk stored row i of A: the number of entries, and when ci/v are not NULL
- * the entries themselves (columns clamped to int32; adopt range-checks them). */
-static int64_t walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v)
-{
-    int64_t cnt = 0;
-    if (A->format == PSL_FORMAT_CSR) {
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++, cnt++)
-            if (ci) {
-                ci[cnt] = A->col_idx[k];
-                v[cnt] = psl_load_scalar(A->values, A->value_type, k);
-            }
-        return cnt;
-    }
-    const int64_t C = A->C, k = i / C;
-    const int64_t base = A->slice_ptr[k] + i % C;
-    const int64_t width = (A->slice_ptr[k + 1] - A->slice_ptr[k]) / C;
-    if (A->format == PSL_FORMAT_SELL) {
-        for (int64_t j = 0; j < width; j++) {
-            int32_t col = A->sell_col[base + j * C];
-            if (col < 0)
-                continue; /* padding */
-            if (ci) {
-                ci[cnt] = col;
-                v[cnt] = psl_load_scalar(A->sell_val, A->value_type, base + j * C);
-            }
-            cnt++;
-        }
-        return cnt;
-    }
-    const int D = A->delta_bits, e = A->codec.exp_bits;
-    const uint32_t exp_ones = (1u << e) - 1u;
-    const float scale = psl_codec_decode_scale(e);
-    const int64_t db = psl_dblock(A);
-    int64_t c = psl_block_start_col((i / db) * db, A->kleft, A->ncols);
-    for (int64_t j = 0; j < width; j++) {
-        uint32_t w = A->words[base + j * C];
-        c += psl_word_delta(w, D);
-        if (!psl_word_flag(w))
-            continue; /* dummy or padding */
-        if (ci) {
-            ci[cnt] = c > INT32_MAX ? INT32_MAX : (int32_t)c;
-            /* exact float decode (word.h); Inf/NaN patterns of a damaged
-             * handle go through the generic decoder so adopt rejects them */
-            uint32_t vb = psl_word_value_bits(w, D);
-            v[cnt] = ((vb >> (31 - e)) & exp_ones) == exp_ones
-                         ? psl_codec_decode(A->codec, w >> (D + 1))
-                         : (double)psl_decode_inplace(vb, e, scale);
-        }
-        cnt++;
-    }
-    return cnt;
-}
 
 /* orig[i] = original row of stored row i; fails when perm is not a
  * permutation inside each block (a damaged handle). */
@@ -74,7 +22,7 @@ static psl_status original_rows(const psl_matrix *A, int32_t *orig, int64_t *see
         seen[r] = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t r = i;
-        if (A->format != PSL_FORMAT_CSR && A->perm && A->sigma > 0)
+        if (A->perm && A->sigma > 0) /* sigma-sorted; CSR has no perm */
             r = (i / A->sigma) * A->sigma + psl_perm_get(A, i);
         if (r >= n || seen[r])
             return psl_error_at(PSL_ERR_INVALID_HANDLE, -1, i, -1,
@@ -92,6 +40,10 @@ psl_status psl_matrix_to_csr(psl_matrix **out, const psl_matrix *A)
         return psl_error(PSL_ERR_NULL_POINTER, "output handle pointer is NULL");
     *out = NULL;
     PSL_TRY(psl_matrix_check(A));
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    if (!ops)
+        return psl_error(PSL_ERR_INVALID_HANDLE, "matrix format %d is not a psl_format",
+                         (int)A->format);
     const int64_t n = A->nrows;
     psl_status st;
     int32_t *orig = NULL, *ci = NULL;
@@ -105,7 +57,7 @@ psl_status psl_matrix_to_csr(psl_matrix **out, const psl_matrix *A)
     /* entries per original row, then prefix sums */
 #pragma omp parallel for schedule(dynamic, 256) if (n > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
-        rp[orig[i] + 1] = walk_row(A, i, NULL, NULL);
+        rp[orig[i] + 1] = ops->walk_row(A, i, NULL, NULL);
     rp[0] = 0;
     for (int64_t r = 0; r < n; r++)
         rp[r + 1] += rp[r];
@@ -115,7 +67,7 @@ psl_status psl_matrix_to_csr(psl_matrix **out, const psl_matrix *A)
         goto fail;
 #pragma omp parallel for schedule(dynamic, 256) if (n > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
-        walk_row(A, i, ci + rp[orig[i]], v + rp[orig[i]]);
+        ops->walk_row(A, i, ci + rp[orig[i]], v + rp[orig[i]]);
     free(orig);
     return psl_csr_adopt(out, A->nrows, A->ncols, rp, ci, v, PSL_CSR_STRICT);
 fail:

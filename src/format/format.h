@@ -1,6 +1,7 @@
 /*
  * format.h -- internal entry points of the format builders, shared by the
- * readers and generators that produce CSR and by the converters.
+ * readers and generators that produce CSR and by the converters (the table
+ * of formats is in format_ops.h).
  */
 #ifndef PSL_FORMAT_H
 #define PSL_FORMAT_H
@@ -10,6 +11,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* True for an FP64 CSR matrix: the form every reader and generator
+ * produces, the source of every conversion and the result of decoding. */
+static inline bool psl_matrix_is_fp64_csr(const psl_matrix *A)
+{
+    return A->format == PSL_FORMAT_CSR && A->value_type == PSL_FP64;
+}
 
 /* Flags of psl_csr_adopt (besides PSL_CSR_STRICT). */
 enum {

@@ -77,7 +77,7 @@
  * version, header size and CRC, every header field, the total size of all
  * arrays against the remaining bytes (before allocating anything), each
  * record header, each array's CRC, and finally every structural invariant
- * the kernels rely on (see binfile_read.c).
+ * the kernels rely on (each format's validate entry, src/format/<name>/).
  */
 #ifndef PSL_BINFILE_FORMAT_H
 #define PSL_BINFILE_FORMAT_H
@@ -97,9 +97,11 @@
 #define PSL_BIN_HEADER_BYTES 128
 #define PSL_BIN_HEADER_MAX 65536
 #define PSL_BIN_RECORD_BYTES 24
-#define PSL_BIN_MAX_ARRAYS 4
+#define PSL_BIN_MAX_ARRAYS 8 /* most array records of any format */
 
-/* Array ids of the records. */
+/* Array ids of the records, unique over all formats (each format's
+ * bin_arrays entry lists its own, src/format/<name>/<name>_ops.c); a new
+ * format's arrays take the next free ids. */
 enum {
     PSL_BIN_ROW_PTR = 1,
     PSL_BIN_COL_IDX = 2,
@@ -162,8 +164,9 @@ static inline int psl_host_is_little_endian(void)
 /* Bytes of zero padding after n data bytes to reach a multiple of 8. */
 static inline uint64_t psl_bin_pad(uint64_t n) { return (8 - (n & 7)) & 7; }
 
-/* The arrays of matrix A in file order, from its format and scalar fields
- * (which must already be validated on the read side). Returns the count. */
+/* The arrays of matrix A in file order, from its format's bin_arrays entry
+ * and scalar fields (which must already be validated on the read side).
+ * Returns the count (0 for a value that is no format). */
 int psl_bin_array_list(const psl_matrix *A, psl_bin_array list[PSL_BIN_MAX_ARRAYS]);
 
 /* CRC-32 (zlib) of n bytes continuing from crc, computed in parallel chunks

@@ -4,10 +4,11 @@
  * the target and renamed over it only after everything (data, fflush,
  * fsync, fclose) succeeded, so a failed save never leaves a truncated file
  * at the target path. Also the helpers the reader shares: the array list of
- * a format and the parallel CRC-32.
+ * a format (from the table of formats) and the parallel CRC-32.
  */
 #define _POSIX_C_SOURCE 200809L /* open, fdopen, fsync, getpid */
 
+#include "format/format_ops.h"
 #include "io/binfile_format.h"
 
 #include <errno.h>
@@ -21,29 +22,8 @@
 
 int psl_bin_array_list(const psl_matrix *A, psl_bin_array list[PSL_BIN_MAX_ARRAYS])
 {
-    int n = 0;
-    if (A->format == PSL_FORMAT_CSR) {
-        list[n++] = (psl_bin_array){PSL_BIN_ROW_PTR, 8, (uint64_t)A->nrows + 1, A->row_ptr,
-                                    "row_ptr"};
-        list[n++] = (psl_bin_array){PSL_BIN_COL_IDX, 4, (uint64_t)A->nnz, A->col_idx, "col_idx"};
-        list[n++] = (psl_bin_array){PSL_BIN_VALUES, (uint32_t)psl_scalar_size(A->value_type),
-                                    (uint64_t)A->nnz, A->values, "values"};
-        return n;
-    }
-    list[n++] = (psl_bin_array){PSL_BIN_SLICE_PTR, 8, (uint64_t)A->nslices + 1, A->slice_ptr,
-                                "slice_ptr"};
-    if (A->sigma > 0)
-        list[n++] = (psl_bin_array){PSL_BIN_PERM, (uint32_t)A->perm_bytes, (uint64_t)A->nrows,
-                                    A->perm, "perm"};
-    if (A->format == PSL_FORMAT_SELL) {
-        list[n++] = (psl_bin_array){PSL_BIN_SELL_COL, 4, (uint64_t)A->stored, A->sell_col,
-                                    "sell_col"};
-        list[n++] = (psl_bin_array){PSL_BIN_SELL_VAL, (uint32_t)psl_scalar_size(A->value_type),
-                                    (uint64_t)A->stored, A->sell_val, "sell_val"};
-    } else {
-        list[n++] = (psl_bin_array){PSL_BIN_WORDS, 4, (uint64_t)A->stored, A->words, "words"};
-    }
-    return n;
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    return ops ? ops->bin_arrays(A, list) : 0;
 }
 
 uint32_t psl_bin_crc32(uint32_t crc, const void *data, uint64_t n)

@@ -7,6 +7,7 @@
  * BLOCK_ENTRIES, a batch of blocks is formatted by the threads into their own
  * buffers, and the buffers are written in order.
  */
+#include "format/format.h"
 #include "mm_internal.h"
 
 #include <errno.h>
@@ -151,7 +152,7 @@ psl_status psl_mm_write(const psl_matrix *A, const char *path)
         return psl_error(PSL_ERR_NULL_POINTER, "path is NULL");
     psl_matrix *tmp = NULL;
     const psl_matrix *M = A;
-    if (A->format != PSL_FORMAT_CSR || A->value_type != PSL_FP64) {
+    if (!psl_matrix_is_fp64_csr(A)) {
         PSL_TRY(psl_matrix_to_csr(&tmp, A));
         M = tmp;
     }

@@ -27,9 +27,14 @@ extern "C" {
 typedef void (*psl_spmv_fn)(double alpha, const psl_matrix *A, const void *x, double beta,
                             void *y, psl_scalar vec_type);
 
-/* Scalar reference kernel for every format / value type / vector type. */
-void psl_ref_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
-                  psl_scalar vec_type);
+/* Scalar reference kernels, one per format, for every value type / codec
+ * and vector type (chosen through the table of formats). */
+void psl_ref_csr_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
+                      psl_scalar vec_type);
+void psl_ref_sell_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
+                       psl_scalar vec_type);
+void psl_ref_packsell_spmv(double alpha, const psl_matrix *A, const void *x, double beta,
+                           void *y, psl_scalar vec_type);
 
 /* OpenMP kernels, one table per format: NULL when there is no variant. */
 psl_spmv_fn psl_cpu_csr_select(psl_scalar value_type, psl_scalar vec_type);

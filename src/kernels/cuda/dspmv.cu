@@ -5,6 +5,7 @@
  * allocation, no synchronization: capturable into a CUDA graph.
  */
 #include "dmatrix.cuh"
+#include "format/format_ops.h"
 
 /* Check a device matrix handle. */
 static psl_status psl_dcheck(const psl_dmatrix *dA)
@@ -106,13 +107,8 @@ extern "C" psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void 
     cudaStream_t s = (cudaStream_t)stream;
     if (!needs_x)
         return psl_cuda_scale_spmv(dA, alpha, beta, d_y, vec_type, s);
-    switch (dA->format) {
-    case PSL_FORMAT_CSR:
-        return psl_cuda_csr_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
-    case PSL_FORMAT_SELL:
-        return psl_cuda_sell_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
-    case PSL_FORMAT_PACKSELL:
-        return psl_cuda_packsell_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
-    }
-    return psl_error(PSL_ERR_INTERNAL, "device SpMV: matrix format %d", (int)dA->format);
+    const psl_format_ops *ops = psl_format_ops_of(dA->format);
+    if (!ops || !ops->cuda_spmv)
+        return psl_error(PSL_ERR_INTERNAL, "device SpMV: matrix format %d", (int)dA->format);
+    return ops->cuda_spmv(dA, alpha, d_x, beta, d_y, vec_type, workspace, s);
 }

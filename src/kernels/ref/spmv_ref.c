@@ -69,8 +69,8 @@ static double add_product(double t, double a, double xv, bool single)
     return acc(t + acc(acc(a, single) * xv, single), single);
 }
 
-static void ref_csr(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
-                    psl_scalar vt)
+void psl_ref_csr_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
+                      psl_scalar vt)
 {
     bool single = vt != PSL_FP64;
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -82,8 +82,8 @@ static void ref_csr(double alpha, const psl_matrix *A, const void *x, double bet
     }
 }
 
-static void ref_sell(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
-                     psl_scalar vt)
+void psl_ref_sell_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
+                       psl_scalar vt)
 {
     bool single = vt != PSL_FP64;
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -102,8 +102,8 @@ static void ref_sell(double alpha, const psl_matrix *A, const void *x, double be
     }
 }
 
-static void ref_packsell(double alpha, const psl_matrix *A, const void *x, double beta,
-                         void *y, psl_scalar vt)
+void psl_ref_packsell_spmv(double alpha, const psl_matrix *A, const void *x, double beta,
+                           void *y, psl_scalar vt)
 {
     bool single = vt != PSL_FP64;
     const int D = A->delta_bits;
@@ -121,15 +121,5 @@ static void ref_packsell(double alpha, const psl_matrix *A, const void *x, doubl
             t = add_product(t, v, vec_get(x, c, vt), single);
         }
         finish_row(alpha, t, beta, y, psl_spmv_out_row(A, i), vt);
-    }
-}
-
-void psl_ref_spmv(double alpha, const psl_matrix *A, const void *x, double beta, void *y,
-                  psl_scalar vec_type)
-{
-    switch (A->format) {
-    case PSL_FORMAT_CSR: ref_csr(alpha, A, x, beta, y, vec_type); break;
-    case PSL_FORMAT_SELL: ref_sell(alpha, A, x, beta, y, vec_type); break;
-    case PSL_FORMAT_PACKSELL: ref_packsell(alpha, A, x, beta, y, vec_type); break;
     }
 }

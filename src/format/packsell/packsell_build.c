@@ -7,7 +7,7 @@
  * are 0. Passes: count words per row, sort per block, slice offsets, fill
  * slices in parallel.
  */
-#include "build.h"
+#include "format/build.h"
 
 #include <stdlib.h>
 

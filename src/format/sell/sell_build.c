@@ -4,7 +4,7 @@
  * lane l of slice k at slice_ptr[k] + j*C + l), padding with column -1 and
  * value bits 0. Filled in parallel over slices.
  */
-#include "build.h"
+#include "format/build.h"
 
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
  * the parallel loop that fills the slices (each builder brings its own fill
  * of one slice).
  */
-#include "build.h"
+#include "format/build.h"
 
 #include <stdlib.h>
 

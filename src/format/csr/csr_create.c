@@ -8,8 +8,8 @@
  * and deterministic: errors report the first offending row, reductions are
  * integer or over fixed blocks.
  */
-#include "build.h"
-#include "format.h"
+#include "format/build.h"
+#include "format/format.h"
 
 #include <limits.h>
 #include <stdlib.h>

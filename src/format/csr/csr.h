@@ -1,0 +1,40 @@
+/*
+ * csr.h -- the entries of CSR that its folder's files share; the table
+ * entry psl_csr_ops is in csr_ops.c. The FP64 CSR handles every reader and
+ * generator produces come from csr_create.c (format/format.h).
+ */
+#ifndef PSL_FORMAT_CSR_H
+#define PSL_FORMAT_CSR_H
+
+#include "format/format_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const psl_format_ops psl_csr_ops;
+
+/* psl_format_ops.build and .estimate: FP64 CSR -> CSR with FP64 (copy) or
+ * FP32 (rounded) values (csr_convert.c; dry is not needed: estimate
+ * answers without a copy). */
+psl_status psl_csr_build(psl_matrix **out, const psl_matrix *src,
+                         const psl_convert_options *opt, bool dry);
+psl_status psl_csr_estimate(const psl_matrix *src, const psl_convert_options *opt,
+                            psl_matrix_info *info);
+
+/* Stored row i of A (psl_format_ops.walk_row). */
+int64_t psl_csr_walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v);
+
+/* psl_format_ops.check_header and .validate (csr_validate.c). */
+psl_status psl_csr_check_header(const char *file, const psl_matrix *A);
+psl_status psl_csr_validate(const char *file, const psl_matrix *A);
+
+/* psl_format_ops.cuda_spmv (csr_cuda.cu). */
+psl_status psl_csr_cuda_entry(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                              void *y, psl_scalar vec_type, void *workspace,
+                              struct CUstream_st *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PSL_FORMAT_CSR_H */
