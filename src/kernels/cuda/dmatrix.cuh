@@ -8,6 +8,7 @@
 #ifndef PSL_CUDA_DMATRIX_CUH
 #define PSL_CUDA_DMATRIX_CUH
 
+#include "core/vec_types.h"
 #include "gateway.cuh"
 #include "long_rows.h"
 
@@ -98,7 +99,7 @@ struct psl_dmatrix {
     cusparseHandle_t sp;
     cusparseSpMatDescr_t spA;
     cusparseSpMVAlg_t alg;
-    size_t ws_bytes[3]; /* cuSPARSE buffer per vector type (PSL_FP64, FP32, FP16) */
+    size_t ws_bytes[PSL_VEC_COUNT]; /* cuSPARSE buffer per vector type (PSL_FOR_EACH_VEC) */
     std::mutex *csr_lock; /* serializes cusparseSetStream + cusparseSpMV */
 };
 
@@ -283,7 +284,7 @@ static inline size_t psl_cuda_wide_ws_bytes(const psl_dmatrix *dA, psl_scalar ve
 {
     if (dA->n_wslice == 0)
         return 0;
-    return (size_t)dA->s.n_wblk * PSL_WIDE_C * (vec_type == PSL_FP64 ? 8 : 4);
+    return (size_t)dA->s.n_wblk * PSL_WIDE_C * psl_vec_acc_size(vec_type);
 }
 /* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */
 psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,

@@ -19,11 +19,10 @@ static psl_status psl_dcheck(const psl_dmatrix *dA)
 
 static psl_status psl_dcheck_vec_type(psl_scalar vec_type)
 {
-    if (vec_type != PSL_FP64 && vec_type != PSL_FP32 && vec_type != PSL_FP16)
+    if (!psl_vec_supported(vec_type))
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV vector type %d is not supported (use PSL_FP64, PSL_FP32 "
-                         "or PSL_FP16)",
-                         (int)vec_type);
+                         "device SpMV vector type %d is not supported (use one of %s)",
+                         (int)vec_type, PSL_VEC_NAMES);
     return PSL_OK;
 }
 

@@ -78,7 +78,7 @@ psl_status psl_cuda_csr_setup(psl_dmatrix *dA)
                                       CUSPARSE_INDEX_BASE_ZERO, valt));
     /* CSR_ALG2 is cuSPARSE's bitwise-deterministic CSR SpMV. */
     dA->alg = CUSPARSE_SPMV_CSR_ALG2;
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < PSL_VEC_COUNT; v++) {
         int ct = psl_csr_vec_cuda_type(dA->value_type, (psl_scalar)v);
         dA->ws_bytes[v] = 0;
         if (ct >= 0)

@@ -1,7 +1,8 @@
 /*
  * vec_ops.cuh -- device helpers shared by the SpMV kernels: the vector
  * kinds (FP64 vectors with double accumulation, FP32 and FP16 vectors with
- * float accumulation), explicitly rounded multiply and add (fused only where
+ * float accumulation: one struct psl_vec<NAME> per entry of
+ * PSL_FOR_EACH_VEC), explicitly rounded multiply and add (fused only where
  * the product is exact, so the bits equal the CPU kernels', see
  * src/kernels/kernels.h), and stored values converted to the accumulation
  * type.
@@ -133,16 +134,18 @@ template <> __device__ __forceinline__ double psl_to_acc<double>(double v) { ret
 template <> __device__ __forceinline__ float psl_to_acc<float>(double v) { return __double2float_rn(v); }
 template <class ACC> __device__ __forceinline__ ACC psl_to_acc(float v) { return (ACC)v; }
 
-/* Host side: f(V()) for the vector kind V of vec_type (FP64, FP32, FP16),
- * else PSL_ERR_INTERNAL naming what (the dispatcher checked the type). */
+/* Host side: f(V()) for the vector kind V = psl_vec<NAME> of vec_type, over
+ * the list of vector types (PSL_FOR_EACH_VEC, core/vec_types.h), else
+ * PSL_ERR_INTERNAL naming what (the dispatcher checked the type). */
 template <class F> static inline psl_status psl_with_vec(psl_scalar vec_type, const char *what, F f)
 {
+#define PSL_WITH_VEC_CASE_(TYPE, NAME, ...) \
+    case TYPE: return f(psl_vec##NAME());
     switch (vec_type) {
-    case PSL_FP64: return f(psl_vec64());
-    case PSL_FP32: return f(psl_vec32());
-    case PSL_FP16: return f(psl_vec16());
+        PSL_FOR_EACH_VEC(PSL_WITH_VEC_CASE_)
     default: break;
     }
+#undef PSL_WITH_VEC_CASE_
     return psl_error(PSL_ERR_INTERNAL, "%s: vector type %d", what, (int)vec_type);
 }
 
