@@ -35,8 +35,8 @@ static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, siz
         return PSL_OK;
     }
     PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
-    if (dA->sp) /* cuSPARSE set up: the matrix has rows, columns and entries */
-        *bytes = dA->ws_bytes[vec_type];
+    if (dA->csr_handle) /* cuSPARSE set up: the matrix has rows, columns and entries */
+        *bytes = dA->csr_ws_bytes[vec_type];
     return PSL_OK;
 }
 

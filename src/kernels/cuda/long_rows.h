@@ -1,11 +1,12 @@
 /*
  * long_rows.h -- how the CUDA SELL and PackSELL kernels split long rows
  * (plain C, shared with the GPU tests). With C = 32, a slice at least
- * wide_min positions wide is "wide": instead of one thread per row walking
- * the whole width, its positions are cut into segments of seg positions; a
- * warp takes one segment for the 32 rows of the slice (lane = row, so the
- * loads of a position stay coalesced), and the PSL_WIDE_WARPS warps of a
- * block take consecutive segments and add their sums in warp order. A slice
+ * wide_min_width positions wide is "wide": instead of one thread per row
+ * walking the whole width, its positions are cut into segments of seg
+ * positions (psl_dsliced.seg_width); a warp takes one segment for the 32
+ * rows of the slice (lane = row, so the loads of a position stay
+ * coalesced), and the PSL_WIDE_WARPS warps of a block take consecutive
+ * segments and add their sums in warp order. A slice
  * that fits in one block is finished by that block. A wider one, in a small
  * matrix, runs on blocks of a thread-block cluster (sm_90): each block's sum
  * goes to the shared memory of the slice's first block (distributed shared
@@ -30,17 +31,18 @@
 #define PSL_WIDE_WARPS 8
 /* Most blocks of the cluster that finishes a wide slice: 16, past sm_90's
  * portable size of 8, where the device has it (H100/H200; dmatrix.cu asks
- * the occupancy calculator). Measured on the H200: clusters of 16 blocks in
- * segments of 16 take slices of 1,024-2,048 positions 15-20% faster than 8
- * blocks in segments of 32 (bench/NOTES.md, "clusters"). */
+ * the occupancy calculator): clusters of 16 blocks in segments of 16 run
+ * slices of 1,024-2,048 positions faster than 8 blocks in segments of 32
+ * (bench/NOTES.md, Long rows). */
 #define PSL_WIDE_CLUSTER_MAX 16
 /* Rows from which one thread per row fills an H200 (132 SMs x 2048
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)
 
 /* Segments of at most this many positions: a slice that fits one block
- * with them takes no cluster (measured faster than clusters of shorter
- * segments; longer segments in one block are slower than a cluster). */
+ * with them takes no cluster (one block beats clusters of shorter
+ * segments; longer segments in one block lose to a cluster: bench/NOTES.md,
+ * Long rows). */
 #define PSL_WIDE_SOLO_SEG 16
 
 /* Rows per SM of a small matrix: at most SMs x this many rows, every row's
@@ -62,14 +64,14 @@
  * slices fit it is not split (one group of loads a row is shorter than the
  * split's two rounds). A large matrix keeps its threads busy with one row
  * each, so only rows far longer than the rest (>= 64) are split, in
- * segments of 32, and never in clusters. In
- * a small one every thread walks a whole row while most of the GPU idles,
- * so slices of 16 and more are split: in segments of 8 or 16 when the
- * widest fits one block of 8 warps so; else in the shortest segments (8 to
- * 32) that let it fit a cluster, with the fewest blocks per cluster that
- * hold it; wider than the largest cluster (or without clusters), segments
- * of 32 -- one block when that fits, else partial sums and the finishing
- * kernel (measured: bench/NOTES.md, "long rows" and "clusters"). */
+ * segments of 32, and never in clusters. In a small one every thread walks
+ * a whole row while most of the GPU idles, so slices of 16 and more are
+ * split: in segments of 8 or 16 when the widest fits one block of 8 warps
+ * so; else in the shortest segments (8 to 32) that let it fit a cluster,
+ * with the fewest blocks per cluster that hold it; wider than the largest
+ * cluster (or without clusters), segments of 32 -- one block when that
+ * fits, else partial sums and the finishing
+ * kernel (bench/NOTES.md, Long rows). */
 static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_max,
                                  int64_t short_max, int32_t *wide_min, int32_t *seg, int32_t *cl)
 {
