@@ -56,11 +56,10 @@ static void describe(const psl_matrix *A, char *buf, size_t len)
 static psl_status check_matrix_and_type(const psl_matrix *A, psl_scalar vec_type)
 {
     PSL_TRY(psl_matrix_check(A));
-    if (vec_type != PSL_FP64 && vec_type != PSL_FP32 && vec_type != PSL_FP16)
+    if (!psl_vec_supported(vec_type))
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "SpMV vector type %d is not supported (use PSL_FP64, PSL_FP32 "
-                         "or PSL_FP16)",
-                         (int)vec_type);
+                         "SpMV vector type %d is not supported (use one of %s)",
+                         (int)vec_type, PSL_VEC_NAMES);
     return PSL_OK;
 }
 

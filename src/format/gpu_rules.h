@@ -17,17 +17,18 @@
 #define PSL_WIDE_WARPS 8
 /* Most blocks of the cluster that finishes a wide slice: 16, past sm_90's
  * portable size of 8, where the device has it (H100/H200; dmatrix.cu asks
- * the occupancy calculator). Measured on the H200: clusters of 16 blocks in
- * segments of 16 take slices of 1,024-2,048 positions 15-20% faster than 8
- * blocks in segments of 32 (bench/NOTES.md, "clusters"). */
+ * the occupancy calculator): clusters of 16 blocks in segments of 16 run
+ * slices of 1,024-2,048 positions faster than 8 blocks in segments of 32
+ * (bench/NOTES.md, Long rows). */
 #define PSL_WIDE_CLUSTER_MAX 16
 /* Rows from which one thread per row fills an H200 (132 SMs x 2048
  * threads is 2^18; half of that). */
 #define PSL_WIDE_BIG_ROWS (1 << 17)
 
 /* Segments of at most this many positions: a slice that fits one block
- * with them takes no cluster (measured faster than clusters of shorter
- * segments; longer segments in one block are slower than a cluster). */
+ * with them takes no cluster (one block beats clusters of shorter
+ * segments; longer segments in one block lose to a cluster: bench/NOTES.md,
+ * Long rows). */
 #define PSL_WIDE_SOLO_SEG 16
 
 /* Rows per SM of a small matrix: at most SMs x this many rows, every row's
@@ -49,14 +50,14 @@
  * slices fit it is not split (one group of loads a row is shorter than the
  * split's two rounds). A large matrix keeps its threads busy with one row
  * each, so only rows far longer than the rest (>= 64) are split, in
- * segments of 32, and never in clusters. In
- * a small one every thread walks a whole row while most of the GPU idles,
- * so slices of 16 and more are split: in segments of 8 or 16 when the
- * widest fits one block of 8 warps so; else in the shortest segments (8 to
- * 32) that let it fit a cluster, with the fewest blocks per cluster that
- * hold it; wider than the largest cluster (or without clusters), segments
- * of 32 -- one block when that fits, else partial sums and the finishing
- * kernel (measured: bench/NOTES.md, "long rows" and "clusters"). */
+ * segments of 32, and never in clusters. In a small one every thread walks
+ * a whole row while most of the GPU idles, so slices of 16 and more are
+ * split: in segments of 8 or 16 when the widest fits one block of 8 warps
+ * so; else in the shortest segments (8 to 32) that let it fit a cluster,
+ * with the fewest blocks per cluster that hold it; wider than the largest
+ * cluster (or without clusters), segments of 32 -- one block when that
+ * fits, else partial sums and the finishing
+ * kernel (bench/NOTES.md, Long rows). */
 static inline void psl_wide_rule(int64_t nrows, int64_t max_width, int32_t cl_max,
                                  int64_t short_max, int32_t *wide_min, int32_t *seg, int32_t *cl)
 {

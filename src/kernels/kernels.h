@@ -17,6 +17,7 @@
 #define PSL_KERNELS_H
 
 #include "internal.h"
+#include "core/vec_types.h"
 #include "format/word.h"
 
 #ifdef __cplusplus

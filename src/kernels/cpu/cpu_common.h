@@ -3,10 +3,11 @@
  * for template instantiation, the per-vector-type load/store helpers, and
  * the OpenMP tuning constants.
  *
- * Vector kinds (VEC_NAME in the templates): v64 = FP64 vectors with double
- * accumulation, v32 = FP32 vectors and v16 = FP16 vectors with float
- * accumulation. psl_<kind>_x loads x[c] in the accumulation type (exact);
- * psl_<kind>_y finishes row o: y[o] = a*t (+ b*y[o]), see kernels.h.
+ * Vector kinds (VEC_NAME in the templates; the list is PSL_FOR_EACH_VEC of
+ * core/vec_types.h): v64 = FP64 vectors with double accumulation, v32 = FP32
+ * vectors and v16 = FP16 vectors with float accumulation. psl_<kind>_x loads
+ * x[c] in the accumulation type (exact); psl_<kind>_y finishes row o:
+ * y[o] = a*t (+ b*y[o]), see kernels.h.
  *
  * Instruction sets: every kernel template is compiled once portably (the
  * spmv_<format>.c files) and, on x86-64 with GCC or Clang, once more per
@@ -20,6 +21,7 @@
 #include "kernels/kernels.h"
 
 #include "codec/half.h"
+#include "core/vec_types.h"
 #include "format/word.h"
 
 #include <stdbool.h>
@@ -42,6 +44,11 @@ psl_spmv_fn psl_cpu_packsell_select_avx512(psl_codec codec, psl_scalar vec_type)
 #define PSL_CAT(a, b) PSL_CAT_(a, b)
 #define PSL_CAT3(a, b, c) PSL_CAT(PSL_CAT(a, b), c)
 #define PSL_CAT4(a, b, c, d) PSL_CAT(PSL_CAT3(a, b, c), d)
+
+/* One row of a kernel table indexed by vector type: {[PSL_FP64] =
+ * prefix##v64, [PSL_FP32] = prefix##v32, ...} over PSL_FOR_EACH_VEC. */
+#define PSL_CPU_VEC_ROW(prefix) {PSL_FOR_EACH_VEC_WITH(PSL_CPU_VEC_FN_, prefix)}
+#define PSL_CPU_VEC_FN_(prefix, TYPE, NAME, ...) [TYPE] = PSL_CAT3(prefix, v, NAME),
 
 /* Matrices with fewer entries run on one thread (fork/join costs more). */
 #define PSL_OMP_MIN_WORK 20000

@@ -1,6 +1,6 @@
 /*
  * packsell_instances.h -- instantiate packsell_tmpl.h per codec family and
- * vector kind in the including translation unit, and define
+ * vector type in the including translation unit, and define
  * packsell_table() over them. Families: e8 (E8MY and BF16: the value bits
  * are a float, decode is the mask alone), e5 (FP16 and other E5MY: shift by
  * a constant and rescale) and generic (shift by 8-e and rescale). Decoding
@@ -40,13 +40,12 @@
 /* The PackSELL kernel of this translation unit for the codec, or NULL. */
 static psl_spmv_fn packsell_table(psl_codec codec, psl_scalar vec_type)
 {
-    static const psl_spmv_fn table[3][3] = {
-        {psl_cpu_packsell_e8_v64, psl_cpu_packsell_e8_v32, psl_cpu_packsell_e8_v16},
-        {psl_cpu_packsell_e5_v64, psl_cpu_packsell_e5_v32, psl_cpu_packsell_e5_v16},
-        {psl_cpu_packsell_generic_v64, psl_cpu_packsell_generic_v32,
-         psl_cpu_packsell_generic_v16},
+    static const psl_spmv_fn table[3][PSL_VEC_COUNT] = {
+        PSL_CPU_VEC_ROW(psl_cpu_packsell_e8_),
+        PSL_CPU_VEC_ROW(psl_cpu_packsell_e5_),
+        PSL_CPU_VEC_ROW(psl_cpu_packsell_generic_),
     };
-    if (codec.exp_bits < 2 || codec.exp_bits > 8 || (unsigned)vec_type > PSL_FP16)
+    if (codec.exp_bits < 2 || codec.exp_bits > 8 || (unsigned)vec_type >= PSL_VEC_COUNT)
         return NULL;
     int family = codec.exp_bits == 8 ? 0 : codec.exp_bits == 5 ? 1 : 2;
     return table[family][vec_type];

@@ -1,6 +1,6 @@
 /*
  * sell_instances.h -- instantiate sell_tmpl.h for every SELL value type
- * (FP64, FP32, FP16, BF16) and vector kind in the including translation
+ * (FP64, FP32, FP16, BF16) and vector type in the including translation
  * unit, and define sell_table() over them. Included once by spmv_sell.c
  * (portable) and by simd_tu.h (per instruction set).
  */
@@ -45,13 +45,13 @@
 /* The SELL kernel of this translation unit for the types, or NULL. */
 static psl_spmv_fn sell_table(psl_scalar value_type, psl_scalar vec_type)
 {
-    static const psl_spmv_fn table[4][3] = {
-        {psl_cpu_sell_fp64_v64, psl_cpu_sell_fp64_v32, psl_cpu_sell_fp64_v16},
-        {psl_cpu_sell_fp32_v64, psl_cpu_sell_fp32_v32, psl_cpu_sell_fp32_v16},
-        {psl_cpu_sell_fp16_v64, psl_cpu_sell_fp16_v32, psl_cpu_sell_fp16_v16},
-        {psl_cpu_sell_bf16_v64, psl_cpu_sell_bf16_v32, psl_cpu_sell_bf16_v16},
+    static const psl_spmv_fn table[4][PSL_VEC_COUNT] = {
+        PSL_CPU_VEC_ROW(psl_cpu_sell_fp64_),
+        PSL_CPU_VEC_ROW(psl_cpu_sell_fp32_),
+        PSL_CPU_VEC_ROW(psl_cpu_sell_fp16_),
+        PSL_CPU_VEC_ROW(psl_cpu_sell_bf16_),
     };
-    if ((unsigned)value_type > PSL_BF16 || (unsigned)vec_type > PSL_FP16)
+    if ((unsigned)value_type > PSL_BF16 || (unsigned)vec_type >= PSL_VEC_COUNT)
         return NULL;
     return table[value_type][vec_type];
 }

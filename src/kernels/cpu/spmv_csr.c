@@ -1,6 +1,6 @@
 /*
- * spmv_csr.c -- OpenMP CSR SpMV kernels for FP64/FP32 values and
- * FP64/FP32/FP16 vectors, all instantiated from csr_tmpl.h.
+ * spmv_csr.c -- OpenMP CSR SpMV kernels for FP64/FP32 values and every
+ * vector type (PSL_FOR_EACH_VEC), all instantiated from csr_tmpl.h.
  */
 #include "cpu_common.h"
 
@@ -22,11 +22,11 @@
 
 psl_spmv_fn psl_cpu_csr_select(psl_scalar value_type, psl_scalar vec_type)
 {
-    static const psl_spmv_fn table[2][3] = {
-        {psl_cpu_csr_fp64_v64, psl_cpu_csr_fp64_v32, psl_cpu_csr_fp64_v16},
-        {psl_cpu_csr_fp32_v64, psl_cpu_csr_fp32_v32, psl_cpu_csr_fp32_v16},
+    static const psl_spmv_fn table[2][PSL_VEC_COUNT] = {
+        PSL_CPU_VEC_ROW(psl_cpu_csr_fp64_),
+        PSL_CPU_VEC_ROW(psl_cpu_csr_fp32_),
     };
-    if ((unsigned)value_type > PSL_FP32 || (unsigned)vec_type > PSL_FP16)
+    if ((unsigned)value_type > PSL_FP32 || (unsigned)vec_type >= PSL_VEC_COUNT)
         return NULL;
     return table[value_type][vec_type];
 }

@@ -1,6 +1,6 @@
 /*
  * spmv_packsell.c -- OpenMP PackSELL SpMV kernels for every ExMy codec and
- * FP64/FP32/FP16 vectors: the portable instances (packsell_instances.h)
+ * every vector type (PSL_FOR_EACH_VEC): the portable instances (packsell_instances.h)
  * and the choice among them and the SIMD ones.
  */
 #include "cpu_common.h"

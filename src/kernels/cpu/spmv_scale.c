@@ -10,9 +10,11 @@
 void psl_cpu_scale(double alpha, const psl_matrix *A, double beta, void *y,
                    psl_scalar vec_type)
 {
+#define PSL_SCALE_CASE_(TYPE, NAME, ...) \
+    case TYPE: PSL_CAT(scale_v, NAME)(alpha, A, beta, y); break;
     switch (vec_type) {
-    case PSL_FP64: scale_v64(alpha, A, beta, y); break;
-    case PSL_FP32: scale_v32(alpha, A, beta, y); break;
-    default: scale_v16(alpha, A, beta, y); break;
+        PSL_FOR_EACH_VEC(PSL_SCALE_CASE_)
+    default: break; /* the dispatcher checked the type */
     }
+#undef PSL_SCALE_CASE_
 }

@@ -1,6 +1,6 @@
 /*
  * spmv_sell.c -- OpenMP SELL-C-sigma SpMV kernels for FP64/FP32/FP16/BF16
- * values and FP64/FP32/FP16 vectors: the portable instances
+ * values and every vector type (PSL_FOR_EACH_VEC): the portable instances
  * (sell_instances.h) and the choice among them and the SIMD ones.
  */
 #include "cpu_common.h"

@@ -1,51 +1,31 @@
 /*
  * vec_instances.h -- instantiate the template named by PSL_TEMPLATE once per
- * vector kind (v64, v32, v16), defining for it:
- *   VEC_NAME  suffix of the kind;  ACC_T  accumulation type;
+ * vector type of PSL_FOR_EACH_VEC (core/vec_types.h), defining for it:
+ *   VEC_NAME  the kind's suffix (v64, v32, v16);  ACC_T  accumulation type;
  *   LANES     rows processed together (one accumulator array);
  *   ACC_SFX   d or f: SIMD accumulators of double or float (simd_common.h);
- *   XLOAD(x, c)                 x[c] as ACC_T;
- *   YSTORE(y, o, t, a, b, beta) finish row o (cpu_common.h).
+ *   XLOAD(x, c)                 x[c] as ACC_T (psl_<kind>_x);
+ *   YSTORE(y, o, t, a, b, beta) finish row o (psl_<kind>_y, cpu_common.h).
+ * The preprocessor cannot loop over #include, so each entry of the list
+ * has a slot below (vec_slot.h; slots past the list's end are empty).
  * Included (several times) by the kernel .c files; no include guard.
  */
-#define VEC_NAME v64
-#define ACC_SFX d
-#define ACC_T double
-#define LANES 8
-#define XLOAD(x, c) psl_v64_x(x, c)
-#define YSTORE(y, o, t, a, b, beta) psl_v64_y(y, o, t, a, b, beta)
-#include PSL_TEMPLATE
-#undef VEC_NAME
-#undef ACC_SFX
-#undef ACC_T
-#undef LANES
-#undef XLOAD
-#undef YSTORE
-
-#define VEC_NAME v32
-#define ACC_SFX f
-#define ACC_T float
-#define LANES 16
-#define XLOAD(x, c) psl_v32_x(x, c)
-#define YSTORE(y, o, t, a, b, beta) psl_v32_y(y, o, t, a, b, beta)
-#include PSL_TEMPLATE
-#undef VEC_NAME
-#undef ACC_SFX
-#undef ACC_T
-#undef LANES
-#undef XLOAD
-#undef YSTORE
-
-#define VEC_NAME v16
-#define ACC_SFX f
-#define ACC_T float
-#define LANES 16
-#define XLOAD(x, c) psl_v16_x(x, c)
-#define YSTORE(y, o, t, a, b, beta) psl_v16_y(y, o, t, a, b, beta)
-#include PSL_TEMPLATE
-#undef VEC_NAME
-#undef ACC_SFX
-#undef ACC_T
-#undef LANES
-#undef XLOAD
-#undef YSTORE
+#if PSL_VEC_COUNT > PSL_VEC_MAX
+#error "more vector types than vec_instances.h has slots"
+#endif
+#define PSL_VEC_SLOT 0
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 1
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 2
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 3
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 4
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 5
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 6
+#include "vec_slot.h"
+#define PSL_VEC_SLOT 7
+#include "vec_slot.h"

@@ -37,9 +37,10 @@ psl_status psl_dcopy(void **dst, const void *src, int64_t n, size_t size, cudaSt
 void psl_dmatrix_free(psl_dmatrix *d)
 {
     psl_cuda_csr_release(d);
-    void *arrays[] = {d->d_slice_ptr, d->d_perm,    d->d_words,   d->d_col,
-                      d->d_val,       d->d_row_ptr, d->d_csr_col, d->d_csr_val,
-                      d->d_wblk,      d->d_wsl,     d->d_ckpt,    d->d_tiny};
+    void *arrays[] = {d->d_slice_ptr,   d->d_perm,          d->d_words,
+                      d->d_col,         d->d_val,           d->d_row_ptr,
+                      d->d_csr_col,     d->d_csr_val,       d->d_wide_blocks,
+                      d->d_finish_slices, d->d_seg_start_col2, d->d_padded};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         if (arrays[i])
             (void)cudaFree(arrays[i]);
@@ -74,18 +75,18 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
     m->dblock_shift = psl_exact_log2(m->dblock);
     m->kleft = A->kleft;
     m->words = (const uint32_t *)d->d_words;
-    m->D = A->delta_bits;
-    m->e = A->codec.exp_bits;
+    m->delta_bits = A->delta_bits;
+    m->exp_bits = A->codec.exp_bits;
     m->scale = A->format == PSL_FORMAT_PACKSELL ? psl_codec_decode_scale(A->codec.exp_bits) : 1.0f;
     m->col = (const int32_t *)d->d_col;
     m->val = d->d_val;
-    m->wide_min = UINT32_MAX; /* no long-row split until psl_dmatrix_setup_wide */
-    m->wide_seg = 0;
-    m->wide_cl = 1;
-    m->n_wblk = 0;
-    m->wblk = NULL;
-    m->ckpt = NULL;
-    m->uniform_w = 0;
+    m->wide_min_width = UINT32_MAX; /* no long-row split until psl_dmatrix_setup_wide */
+    m->seg_width = 0;
+    m->wide_cluster = 1;
+    m->n_wide_blocks = 0;
+    m->wide_blocks = NULL;
+    m->seg_start_col2 = NULL;
+    m->uniform_width = 0;
 }
 
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
@@ -201,7 +202,7 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
         int per_sm = threads / PSL_CUDA_BLOCK;
         int64_t g = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
         d->grid_max = (int)(g < INT32_MAX ? g : INT32_MAX);
-        d->lat_rows = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_SMALL_ROWS_PER_SM : 0;
+        d->small_rows_max = PSL_LAT ? (int64_t)(sms > 0 ? sms : 1) * PSL_SMALL_ROWS_PER_SM : 0;
     }
     d->l2_bytes = l2;
     d->stream_na = stream_na;

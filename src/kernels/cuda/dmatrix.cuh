@@ -8,6 +8,7 @@
 #ifndef PSL_CUDA_DMATRIX_CUH
 #define PSL_CUDA_DMATRIX_CUH
 
+#include "core/vec_types.h"
 #include "gateway.cuh"
 #include "long_rows.h"
 
@@ -25,35 +26,37 @@ struct psl_dsliced {
     int32_t C;
     int32_t nrows, ncols;
     int32_t dblock; /* rows of uniform PackSELL start column (psl_dblock) */
-    int64_t kleft;
+    int64_t kleft;  /* the lower bandwidth: max over rows of (row - first column) */
     /* log2 of sigma and dblock when they are powers of two, else -1, so the
      * kernels shift instead of dividing */
     int32_t sigma_shift, dblock_shift;
     /* PackSELL */
     const uint32_t *words;
-    int32_t D, e;
-    float scale; /* psl_codec_decode_scale(e) */
+    int32_t delta_bits, exp_bits; /* D of the words, e of the codec ExMy */
+    float scale;                  /* psl_codec_decode_scale(exp_bits) */
     /* SELL */
     const int32_t *col;
     const void *val;
-    /* Long rows (long_rows.h): slices at least wide_min positions wide
-     * (UINT32_MAX: none) are run by the first n_wblk blocks, block b on
-     * segments wblk[b].y .. +PSL_WIDE_WARPS-1 (wide_seg positions each) of
-     * slice wblk[b].x; PackSELL reads each segment's starting doubled
-     * column from ckpt ([block * PSL_WIDE_WARPS + warp][lane]). With
-     * wide_cl > 1 the launch is in thread-block clusters of wide_cl blocks,
-     * each holding the whole blocks of one or more wide slices, which the
-     * cluster finishes (no workspace). */
-    uint32_t wide_min;
-    int32_t wide_seg;
-    int32_t wide_cl;
-    int32_t n_wblk;
-    const int2 *wblk;
-    const uint32_t *ckpt;
+    /* Long rows (long_rows.h): slices at least wide_min_width positions wide
+     * (UINT32_MAX: none) are "wide" and run by the first n_wide_blocks blocks
+     * of the grid, the long-row blocks. Long-row block b takes segments
+     * wide_blocks[b].y .. +PSL_WIDE_WARPS-1 (one a warp, seg_width positions
+     * each) of slice wide_blocks[b].x. PackSELL reads each segment's starting
+     * doubled column (its checkpoint) from seg_start_col2
+     * ([b * PSL_WIDE_WARPS + warp][lane], computed at upload). With wide_cluster > 1 the launch is in
+     * thread-block clusters of wide_cluster blocks, each holding the whole
+     * blocks of one or more wide slices, which the cluster finishes (no
+     * workspace). */
+    uint32_t wide_min_width;
+    int32_t seg_width;
+    int32_t wide_cluster;
+    int32_t n_wide_blocks;
+    const int2 *wide_blocks;
+    const uint32_t *seg_start_col2;
     /* > 0: every slice is this many positions wide, so stored row i starts
-     * at (i / C) * C * uniform_w + i % C and no slice offset is loaded (the
-     * short-row kernels of small matrices, on psl_dmatrix.ts) */
-    int32_t uniform_w;
+     * at (i / C) * C * uniform_width + i % C and no slice offset is loaded
+     * (the short-row kernels of small matrices, on psl_dmatrix.padded) */
+    int32_t uniform_width;
 };
 
 /*
@@ -65,7 +68,7 @@ struct psl_dmatrix {
     uint64_t magic;
     int device;   /* the device the arrays live on */
     int grid_max; /* most blocks worth launching: SMs x resident blocks per SM */
-    int64_t lat_rows; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
+    int64_t small_rows_max; /* at most this many rows: the small-matrix kernels (PSL_LAT) */
     int64_t l2_bytes; /* the device's L2 cache */
     int stream_na;    /* psl_cuda_stream_na forced by PSL_CUDA_STREAM_NA: 0 or 1; -1 by size */
     int word_prefetch; /* psl_cuda_word_prefetch forced by PSL_CUDA_WORD_PREFETCH: 0/1; -1 by size */
@@ -81,24 +84,27 @@ struct psl_dmatrix {
     psl_dsliced s; /* SELL / PackSELL (device pointers inside) */
     int64_t max_width; /* widest slice in positions (set for C = 32; else INT64_MAX) */
     void *d_slice_ptr, *d_perm, *d_words, *d_col, *d_val;
-    /* long rows: (slice, first block) of each wide slice wider than one
-     * block, finished by psl_wide_finish_kernel from the workspace */
-    int32_t n_wslice;
-    void *d_wblk, *d_wsl, *d_ckpt;
-    /* small matrices whose slices all fit the short-row kernel: the kernel
-     * parameters of the same slices padded to one width (ts.uniform_w > 0;
-     * 0: none), in d_tiny unless they already were (tiny.cu) */
-    psl_dsliced ts;
-    void *d_tiny;
+    /* long rows: the device arrays of s.wide_blocks and s.seg_start_col2,
+     * and (slice, first long-row block) of each wide slice wider than one
+     * block or cluster, finished by psl_wide_finish_kernel from the
+     * workspace */
+    int32_t n_finish_slices;
+    void *d_wide_blocks, *d_finish_slices, *d_seg_start_col2;
+    /* small matrices whose slices all fit a short-row kernel: the kernel
+     * parameters of the same slices padded to one width (the uniform copy,
+     * padded.uniform_width > 0; 0: none), in d_padded unless they already
+     * were of one width (tiny.cu) */
+    psl_dsliced padded;
+    void *d_padded;
     int tiny_uniform; /* 0: no uniform copy (PSL_CUDA_TINY_UNIFORM=0) */
 
     /* CSR through cuSPARSE (only when nrows, ncols and nnz are all > 0) */
     void *d_row_ptr, *d_csr_col, *d_csr_val;
     bool csr_index64; /* 64-bit row offsets and columns (nnz >= 2^31) */
-    cusparseHandle_t sp;
-    cusparseSpMatDescr_t spA;
-    cusparseSpMVAlg_t alg;
-    size_t ws_bytes[3]; /* cuSPARSE buffer per vector type (PSL_FP64, FP32, FP16) */
+    cusparseHandle_t csr_handle;
+    cusparseSpMatDescr_t csr_descr; /* the matrix */
+    cusparseSpMVAlg_t csr_alg;
+    size_t csr_ws_bytes[PSL_VEC_COUNT]; /* cuSPARSE workspace per vector type */
     std::mutex *csr_lock; /* serializes cusparseSetStream + cusparseSpMV */
 };
 
@@ -119,7 +125,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
  * when it did anything. */
 psl_status psl_dmatrix_setup_wide(psl_dmatrix *d, const int64_t *h_sp, int64_t max_width,
                                   cudaStream_t s);
-/* The uniform copy of a small matrix's slices (d->ts, tiny.cu): when a
+/* The uniform copy of a small matrix's slices (d->padded, tiny.cu): when a
  * short-row kernel of small matrices runs it (psl_tiny_words). h_sp: the
  * host slice offsets, or NULL (then the copy is always made). Ends with the
  * stream synchronized when it made one. */
@@ -147,7 +153,8 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
 #endif
 /* FP64 vectors need twice the registers for x values and sums: half the
  * resident blocks rather than spills. */
-#define PSL_CUDA_MINB_FOR(V) (sizeof(typename V::acc) == 8 ? PSL_CUDA_MINB / 2 : PSL_CUDA_MINB)
+#define PSL_CUDA_MINB_FOR(VEC) \
+    (sizeof(typename VEC::acc) == 8 ? PSL_CUDA_MINB / 2 : PSL_CUDA_MINB)
 #ifndef PSL_CUDA_GRID_FULL
 #define PSL_CUDA_GRID_FULL 1
 #endif
@@ -161,8 +168,8 @@ psl_status psl_cuda_check_ptr(int device, const void *p, const char *context, co
  * PSL_LAT_MINB x PSL_CUDA_BLOCK) do not need occupancy, only a short
  * chain of round trips: their kernels unroll PSL_LAT_UNROLL deep with up
  * to 65536 / (PSL_LAT_MINB x PSL_CUDA_BLOCK) registers, when their mean
- * slice width is at most 2 x PSL_LAT_UNROLL (measured: wider rows, as in
- * HPCG 32^3, run faster in the general kernel). 0 turns it off. */
+ * slice width is at most 2 x PSL_LAT_UNROLL (wider rows run faster in the
+ * general kernel: bench/NOTES.md, Small matrices). 0 turns it off. */
 #ifndef PSL_LAT
 #define PSL_LAT 1
 #endif
@@ -183,14 +190,15 @@ static_assert(PSL_LAT_MINB * PSL_CUDA_BLOCK >= PSL_SMALL_ROWS_PER_SM,
 #ifndef PSL_SHORT_SMALL
 #define PSL_SHORT_SMALL (2 * PSL_LAT_UNROLL)
 #endif
-/* The template argument of the wider kernel (never launched when off). */
-#define PSL_SHORT_WIDE_SU (PSL_SHORT_WIDE_SMALL > PSL_SHORT_SMALL ? PSL_SHORT_WIDE_SMALL : PSL_SHORT_SMALL)
+/* The ROW_WIDTH of the wider kernel (never launched when it is off). */
+#define PSL_SHORT_WIDE_WIDTH \
+    (PSL_SHORT_WIDE_SMALL > PSL_SHORT_SMALL ? PSL_SHORT_WIDE_SMALL : PSL_SHORT_SMALL)
 /* The widest slice the short-row kernels of a small matrix take. */
-#define PSL_SHORT_SMALL_MAX PSL_SHORT_WIDE_SU
+#define PSL_SHORT_SMALL_MAX PSL_SHORT_WIDE_WIDTH
 /* Threads per block of the short-row kernels of small matrices (at most
- * PSL_CUDA_BLOCK, their launch bound). 128 measured faster than 256 (by
- * 0.05-0.2 us on matrices of 200-5,000 rows: more SMs share the rows) and
- * than 64 (bench/NOTES.md, seventh session). */
+ * PSL_CUDA_BLOCK, their launch bound): 128, so that more SMs share a small
+ * matrix's rows than with 256; 64 is no better (bench/NOTES.md, Small
+ * matrices). */
 #ifndef PSL_TINY_BLOCK
 #define PSL_TINY_BLOCK 128
 #endif
@@ -213,13 +221,13 @@ static inline unsigned psl_cuda_grid(const psl_dmatrix *dA, int64_t n)
     return (unsigned)(b < 1 ? 1 : b);
 }
 
-/* Whether the SELL/PackSELL kernels load dA's streams past L1 (psl_ld_na of
- * vec_ops.cuh): when the matrix and the vectors (vec_size bytes an element)
- * outgrow PSL_STREAM_NA_L2 of the L2 cache. A matrix that stays in L2
- * between SpMVs is faster through the read-only path; one that streams
- * from DRAM is faster leaving L1 to x. On the H200 (50 MiB of L2) the
- * crossover lies between 42.7 MB of matrix and vectors (slower past L1)
- * and 50.6 MB (faster) (bench/NOTES.md, "cache policy"). */
+/* Whether the SELL/PackSELL kernels load dA's streams past L1 (their
+ * STREAM_PAST_L1 form, psl_ld_na of vec_ops.cuh): when the matrix and the
+ * vectors (vec_size bytes an element) outgrow PSL_STREAM_NA_L2 of the L2
+ * cache. A matrix that stays in L2 between SpMVs is faster through the
+ * read-only path; one that streams from DRAM is faster leaving L1 to x.
+ * 0.9 lies between the largest matrix measured slower past L1 and the
+ * smallest measured faster (bench/NOTES.md, Cache policy). */
 #define PSL_STREAM_NA_L2 0.9
 static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
 {
@@ -230,16 +238,15 @@ static inline bool psl_cuda_stream_na(const psl_dmatrix *dA, size_t vec_size)
 }
 
 /* Whether PackSELL's general FP16 kernel, where it streams dA, takes the
- * form for an x that streams from DRAM once (the words prefetched into L2
- * ahead and pipelined: spmv_packsell.cu): x (ncols x vec_size bytes) larger
- * than PSL_PREFETCH_X_L2 of the L2 cache, while the columns of rows near
- * each other lie within a band (2 x kleft, the lower bandwidth) of x that
- * fits PSL_PREFETCH_BAND_L2 of it, so that each x line is read from DRAM
- * about once and each row's chain of round trips is what limits it.
- * Measured on the H200 (bench/NOTES.md, eighth session): HPCG_8_8_8 and
- * HPCG_8_8_7 (x 33.5 and 16.8 MB, band 263 KB) 6-7% faster, lap3d_256 4%;
- * but HPCG_8_7_7 (x 8.4 MB) 7% slower and random rows with x of 16 MB
- * (band = x) 7% slower. */
+ * form for an x that streams from DRAM once (WORD_PREFETCH: the words
+ * prefetched into L2 ahead and pipelined, spmv_packsell.cu): x (ncols x
+ * vec_size bytes) larger than PSL_PREFETCH_X_L2 of the L2 cache, while the
+ * columns of rows near each other lie within a band (2 x kleft, the lower
+ * bandwidth) of x that fits PSL_PREFETCH_BAND_L2 of it, so that each x line
+ * is read from DRAM about once and each row's chain of round trips is what
+ * limits it. The thresholds separate the stencils that gain from those
+ * with a smaller x and from random rows, which lose (bench/NOTES.md, Word
+ * prefetch). */
 #ifndef PSL_PREFETCH_X_L2
 #define PSL_PREFETCH_X_L2 0.25
 #endif
@@ -256,12 +263,12 @@ static inline bool psl_cuda_word_prefetch(const psl_dmatrix *dA, size_t vec_size
 }
 
 /* Whether the SELL/PackSELL kernels of dA take their small-matrix form
- * (PSL_LAT): C = 32, at most lat_rows rows, mean slice width at most
+ * (PSL_LAT): C = 32, at most small_rows_max rows, mean slice width at most
  * 2 x PSL_LAT_UNROLL positions. */
 static inline bool psl_cuda_small_rows(const psl_dmatrix *dA)
 {
     const psl_matrix_info &f = dA->info;
-    return dA->s.C == 32 && dA->nrows <= dA->lat_rows && f.nslices > 0 &&
+    return dA->s.C == 32 && dA->nrows <= dA->small_rows_max && f.nslices > 0 &&
            f.stored <= (int64_t)f.nslices * 32 * 2 * PSL_LAT_UNROLL;
 }
 
@@ -281,9 +288,9 @@ psl_status psl_cuda_packsell_spmv(const psl_dmatrix *dA, double alpha, const voi
  * accumulation type of vec_type; else 0. */
 static inline size_t psl_cuda_wide_ws_bytes(const psl_dmatrix *dA, psl_scalar vec_type)
 {
-    if (dA->n_wslice == 0)
+    if (dA->n_finish_slices == 0)
         return 0;
-    return (size_t)dA->s.n_wblk * PSL_WIDE_C * (vec_type == PSL_FP64 ? 8 : 4);
+    return (size_t)dA->s.n_wide_blocks * PSL_WIDE_C * psl_vec_acc_size(vec_type);
 }
 /* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */
 psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,

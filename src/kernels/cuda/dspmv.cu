@@ -20,11 +20,10 @@ static psl_status psl_dcheck(const psl_dmatrix *dA)
 
 static psl_status psl_dcheck_vec_type(psl_scalar vec_type)
 {
-    if (vec_type != PSL_FP64 && vec_type != PSL_FP32 && vec_type != PSL_FP16)
+    if (!psl_vec_supported(vec_type))
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "device SpMV vector type %d is not supported (use PSL_FP64, PSL_FP32 "
-                         "or PSL_FP16)",
-                         (int)vec_type);
+                         "device SpMV vector type %d is not supported (use one of %s)",
+                         (int)vec_type, PSL_VEC_NAMES);
     return PSL_OK;
 }
 
@@ -37,8 +36,8 @@ static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, siz
         return PSL_OK;
     }
     PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
-    if (dA->sp) /* cuSPARSE set up: the matrix has rows, columns and entries */
-        *bytes = dA->ws_bytes[vec_type];
+    if (dA->csr_handle) /* cuSPARSE set up: the matrix has rows, columns and entries */
+        *bytes = dA->csr_ws_bytes[vec_type];
     return PSL_OK;
 }
 

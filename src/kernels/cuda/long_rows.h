@@ -1,11 +1,12 @@
 /*
  * long_rows.h -- how the CUDA SELL and PackSELL kernels split long rows
  * (plain C, shared with the GPU tests). With C = 32, a slice at least
- * wide_min positions wide is "wide": instead of one thread per row walking
- * the whole width, its positions are cut into segments of seg positions; a
- * warp takes one segment for the 32 rows of the slice (lane = row, so the
- * loads of a position stay coalesced), and the PSL_WIDE_WARPS warps of a
- * block take consecutive segments and add their sums in warp order. A slice
+ * wide_min_width positions wide is "wide": instead of one thread per row
+ * walking the whole width, its positions are cut into segments of seg
+ * positions (psl_dsliced.seg_width); a warp takes one segment for the 32
+ * rows of the slice (lane = row, so the loads of a position stay
+ * coalesced), and the PSL_WIDE_WARPS warps of a block take consecutive
+ * segments and add their sums in warp order. A slice
  * that fits in one block is finished by that block. A wider one, in a small
  * matrix, runs on blocks of a thread-block cluster (sm_90): each block's sum
  * goes to the shared memory of the slice's first block (distributed shared

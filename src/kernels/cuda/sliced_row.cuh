@@ -13,9 +13,9 @@
 
 #include "vec_ops.cuh"
 
-/* Slice height compiled in: kernels are instantiated for CC = 32 and for
- * CC = 0 (any C, read from the matrix). */
-#define PSL_CC_FIXED 32
+/* Slice height compiled in: the kernels' FIXED_C template parameter is
+ * PSL_FIXED_C (C = 32 compiled in) or 0 (any C, read from the matrix). */
+#define PSL_FIXED_C 32
 
 /* floor(i / n) * n, with a shift when n == 2^shift (shift >= 0). */
 __device__ __forceinline__ uint32_t psl_round_down(uint32_t i, int32_t n, int32_t shift)
@@ -30,10 +30,10 @@ struct psl_row_slot {
     uint32_t width;
 };
 
-template <int CC>
+template <int FIXED_C>
 __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, uint32_t i)
 {
-    const uint32_t C = CC ? (uint32_t)CC : (uint32_t)m.C;
+    const uint32_t C = FIXED_C ? (uint32_t)FIXED_C : (uint32_t)m.C;
     const uint32_t k = i / C, lane = i - k * C;
     const int64_t s0 = __ldg((const long long *)m.slice_ptr + k);
     const int64_t s1 = __ldg((const long long *)m.slice_ptr + k + 1);
@@ -45,16 +45,16 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
 
 /* The one-thread-per-row part of a sliced kernel: this thread's rows i,
  * i + stride, ... (below nrows), each handed to body(i, slot) unless its
- * slice is at least wide_min positions wide (the long-row blocks have it).
- * (Loading the next row's slice offsets before the current row runs, with
- * two rows per thread, was measured slower: bench/NOTES.md.) */
-template <int CC, class Body>
+ * slice is at least wide_min_width positions wide (the long-row blocks have
+ * it). Loading the next row's slice offsets before the current row runs,
+ * with two rows per thread, is slower (bench/NOTES.md, Kernel forms). */
+template <int FIXED_C, class Body>
 __device__ __forceinline__ void psl_for_rows(const psl_dsliced &m, uint32_t i, uint32_t stride,
                                              Body body)
 {
     for (; i < (uint32_t)m.nrows; i += stride) {
-        const psl_row_slot r = psl_row_slot_of<CC>(m, i);
-        if (r.width < m.wide_min)
+        const psl_row_slot r = psl_row_slot_of<FIXED_C>(m, i);
+        if (r.width < m.wide_min_width)
             body(i, r);
     }
 }
@@ -76,9 +76,10 @@ __device__ __forceinline__ int64_t psl_out_row(const psl_dsliced &m, uint32_t i)
 /* The thread of a short-row kernel (C = 32, one thread per stored row, no
  * stride): body(i, slot, y index) for its row i, nothing past the last row.
  * The y index (a perm load with implicit permutation) is issued before the
- * body's loads so that the two overlap. On a uniform copy (m.uniform_w > 0)
- * the slot is arithmetic: one round trip to memory fewer before the row's
- * loads, which is what a tiny matrix's SpMV waits on. */
+ * body's loads so that the two overlap. On a uniform copy
+ * (m.uniform_width > 0) the slot is arithmetic: one round trip to memory
+ * fewer before the row's loads, which is what a tiny matrix's SpMV waits
+ * on. */
 template <class Body>
 __device__ __forceinline__ void psl_short_row(const psl_dsliced &m, Body body)
 {
@@ -86,12 +87,12 @@ __device__ __forceinline__ void psl_short_row(const psl_dsliced &m, Body body)
     if (i >= (uint32_t)m.nrows)
         return;
     psl_row_slot r;
-    if (m.uniform_w > 0) {
-        const uint32_t w = (uint32_t)m.uniform_w;
-        r.first = (i / PSL_CC_FIXED) * (PSL_CC_FIXED * w) + i % PSL_CC_FIXED;
+    if (m.uniform_width > 0) {
+        const uint32_t w = (uint32_t)m.uniform_width;
+        r.first = (i / PSL_FIXED_C) * (PSL_FIXED_C * w) + i % PSL_FIXED_C;
         r.width = w;
     } else {
-        r = psl_row_slot_of<PSL_CC_FIXED>(m, i);
+        r = psl_row_slot_of<PSL_FIXED_C>(m, i);
     }
     body(i, r, psl_out_row(m, i));
 }

@@ -54,8 +54,8 @@ static psl_status psl_csr_buffer_size(psl_dmatrix *dA, cudaDataType vt, size_t *
     const void *zero = vt == CUDA_R_64F ? (const void *)&zero64 : (const void *)&zero32;
     PSL_CUSPARSE_GO(cusparseCreateConstDnVec(&vx, dA->ncols, dA->d_csr_val, vt));
     PSL_CUSPARSE_GO(cusparseCreateDnVec(&vy, dA->nrows, dA->d_csr_val, vt));
-    PSL_CUSPARSE_GO(cusparseSpMV_bufferSize(dA->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, one, dA->spA,
-                                            vx, zero, vy, vt, dA->alg, bytes));
+    PSL_CUSPARSE_GO(cusparseSpMV_bufferSize(dA->csr_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
+                                            dA->csr_descr, vx, zero, vy, vt, dA->csr_alg, bytes));
 fail:
     if (vx)
         cusparseDestroyDnVec(vx);
@@ -72,17 +72,17 @@ psl_status psl_cuda_csr_setup(psl_dmatrix *dA)
     const cudaDataType valt = dA->value_type == PSL_FP64 ? CUDA_R_64F : CUDA_R_32F;
     PSL_TRY(psl_alloc(&mem, 1, sizeof(std::mutex), "device CSR lock"));
     dA->csr_lock = new (mem) std::mutex();
-    PSL_CUSPARSE_GO(cusparseCreate(&dA->sp));
-    PSL_CUSPARSE_GO(cusparseCreateCsr(&dA->spA, dA->nrows, dA->ncols, dA->nnz, dA->d_row_ptr,
+    PSL_CUSPARSE_GO(cusparseCreate(&dA->csr_handle));
+    PSL_CUSPARSE_GO(cusparseCreateCsr(&dA->csr_descr, dA->nrows, dA->ncols, dA->nnz, dA->d_row_ptr,
                                       dA->d_csr_col, dA->d_csr_val, it, it,
                                       CUSPARSE_INDEX_BASE_ZERO, valt));
     /* CSR_ALG2 is cuSPARSE's bitwise-deterministic CSR SpMV. */
-    dA->alg = CUSPARSE_SPMV_CSR_ALG2;
-    for (int v = 0; v < 3; v++) {
+    dA->csr_alg = CUSPARSE_SPMV_CSR_ALG2;
+    for (int v = 0; v < PSL_VEC_COUNT; v++) {
         int ct = psl_csr_vec_cuda_type(dA->value_type, (psl_scalar)v);
-        dA->ws_bytes[v] = 0;
+        dA->csr_ws_bytes[v] = 0;
         if (ct >= 0)
-            PSL_TRY(psl_csr_buffer_size(dA, (cudaDataType)ct, &dA->ws_bytes[v]));
+            PSL_TRY(psl_csr_buffer_size(dA, (cudaDataType)ct, &dA->csr_ws_bytes[v]));
     }
     return PSL_OK;
 fail:
@@ -106,9 +106,9 @@ psl_status psl_cuda_csr_spmv(const psl_dmatrix *dA, double alpha, const void *x,
     PSL_CUSPARSE_GO(cusparseCreateDnVec(&vy, dA->nrows, y, ct));
     {
         std::lock_guard<std::mutex> guard(*dA->csr_lock);
-        PSL_CUSPARSE_GO(cusparseSetStream(dA->sp, stream));
-        PSL_CUSPARSE_GO(cusparseSpMV(dA->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, a, dA->spA, vx, b,
-                                     vy, ct, dA->alg, workspace));
+        PSL_CUSPARSE_GO(cusparseSetStream(dA->csr_handle, stream));
+        PSL_CUSPARSE_GO(cusparseSpMV(dA->csr_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a,
+                                     dA->csr_descr, vx, b, vy, ct, dA->csr_alg, workspace));
     }
 fail:
     if (vx)
@@ -120,15 +120,15 @@ fail:
 
 void psl_cuda_csr_release(psl_dmatrix *dA)
 {
-    if (dA->spA)
-        cusparseDestroySpMat(dA->spA);
-    if (dA->sp)
-        cusparseDestroy(dA->sp);
+    if (dA->csr_descr)
+        cusparseDestroySpMat(dA->csr_descr);
+    if (dA->csr_handle)
+        cusparseDestroy(dA->csr_handle);
     if (dA->csr_lock) {
         dA->csr_lock->~mutex();
         psl_free(dA->csr_lock);
     }
-    dA->spA = NULL;
-    dA->sp = NULL;
+    dA->csr_descr = NULL;
+    dA->csr_handle = NULL;
     dA->csr_lock = NULL;
 }

@@ -5,22 +5,22 @@
  */
 #include "vec_ops.cuh"
 
-template <class V>
+template <class VEC>
 __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
-    psl_scale_kernel(int32_t n, typename V::elem *__restrict__ y, typename V::acc a,
-                     typename V::acc b, bool use_beta)
+    psl_scale_kernel(int32_t n, typename VEC::elem *__restrict__ y, typename VEC::acc a,
+                     typename VEC::acc b, bool use_beta)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        V::finish(y, i, (typename V::acc)0, a, b, use_beta);
+        VEC::finish(y, i, (typename VEC::acc)0, a, b, use_beta);
 }
 
-template <class V>
+template <class VEC>
 static psl_status psl_scale_launch(const psl_dmatrix *dA, double alpha, double beta, void *y,
                                    cudaStream_t stream)
 {
-    psl_scale_kernel<V><<<psl_cuda_grid(dA, dA->nrows), PSL_CUDA_BLOCK, 0, stream>>>(
-        dA->nrows, (typename V::elem *)y, psl_acc_scalar<V>(alpha), psl_acc_scalar<V>(beta),
+    psl_scale_kernel<VEC><<<psl_cuda_grid(dA, dA->nrows), PSL_CUDA_BLOCK, 0, stream>>>(
+        dA->nrows, (typename VEC::elem *)y, psl_acc_scalar<VEC>(alpha), psl_acc_scalar<VEC>(beta),
         beta != 0);
     return psl_cuda_launch_status("scale (empty matrix) SpMV");
 }

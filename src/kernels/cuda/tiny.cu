@@ -7,8 +7,8 @@
  * the short-row kernels skip the slice offsets: one round trip fewer. The
  * padding is what the format pads with (PackSELL: word 0, flag 0 and delta
  * 0; SELL: column -1, value 0), so the sums and their bits are the same.
- * The copy costs at most lat_rows x PSL_SHORT_SMALL_MAX entries (a few MB) and
- * is made only when the slices are not already of one width.
+ * The copy costs at most small_rows_max x PSL_SHORT_SMALL_MAX entries (a
+ * few MB) and is made only when the slices are not already of one width.
  */
 #include "wide.cuh"
 
@@ -22,12 +22,12 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK)
 {
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
-        const int64_t k = e / ((int64_t)PSL_CC_FIXED * w);
-        const uint32_t r = (uint32_t)(e - k * PSL_CC_FIXED * (int64_t)w);
-        const uint32_t j = r / PSL_CC_FIXED, lane = r % PSL_CC_FIXED;
+        const int64_t k = e / ((int64_t)PSL_FIXED_C * w);
+        const uint32_t r = (uint32_t)(e - k * PSL_FIXED_C * (int64_t)w);
+        const uint32_t j = r / PSL_FIXED_C, lane = r % PSL_FIXED_C;
         const int64_t s0 = sp[k];
-        const uint32_t width = (uint32_t)((sp[k + 1] - s0) / PSL_CC_FIXED);
-        dst[e] = j < width ? src[s0 + (int64_t)j * PSL_CC_FIXED + lane] : pad;
+        const uint32_t width = (uint32_t)((sp[k + 1] - s0) / PSL_FIXED_C);
+        dst[e] = j < width ? src[s0 + (int64_t)j * PSL_FIXED_C + lane] : pad;
     }
 }
 
@@ -58,41 +58,41 @@ psl_status psl_dmatrix_setup_tiny(psl_dmatrix *d, const int64_t *h_sp, cudaStrea
 {
     const int32_t nslices = d->info.nslices;
     const int64_t w = d->max_width;
-    d->ts = d->s;
-    d->ts.uniform_w = 0;
+    d->padded = d->s;
+    d->padded.uniform_width = 0;
     if (!d->tiny_uniform || nslices <= 0 || d->nrows <= 0 || w < 1 || psl_tiny_words(d) == 0)
         return PSL_OK;
     bool uniform = h_sp != NULL;
     for (int32_t k = 0; uniform && k < nslices; k++)
-        uniform = h_sp[k + 1] - h_sp[k] == w * PSL_CC_FIXED;
+        uniform = h_sp[k + 1] - h_sp[k] == w * PSL_FIXED_C;
     if (uniform) { /* already one width: the kernels read the stored slices */
-        d->ts.uniform_w = (int32_t)w;
+        d->padded.uniform_width = (int32_t)w;
         return PSL_OK;
     }
-    const int64_t n = (int64_t)nslices * PSL_CC_FIXED * w;
+    const int64_t n = (int64_t)nslices * PSL_FIXED_C * w;
     const bool pack = d->format == PSL_FORMAT_PACKSELL;
     const size_t vsize = pack ? 0 : psl_scalar_size(d->value_type);
     const size_t bytes = (size_t)n * (pack ? sizeof(uint32_t) : sizeof(int32_t) + vsize);
-    psl_status st = PSL_CUDA_OK(cudaMalloc(&d->d_tiny, bytes));
+    psl_status st = PSL_CUDA_OK(cudaMalloc(&d->d_padded, bytes));
     if (st != PSL_OK)
         return st;
-    char *base = (char *)d->d_tiny;
+    char *base = (char *)d->d_padded;
     if (pack) {
         st = psl_tiny_pad<uint32_t>(d, d->s.words, base, 0u, n, (uint32_t)w, s,
                                     "uniform copy of the PackSELL words");
-        d->ts.words = (const uint32_t *)base;
+        d->padded.words = (const uint32_t *)base;
     } else {
         st = psl_tiny_pad<int32_t>(d, d->s.col, base, -1, n, (uint32_t)w, s,
                                    "uniform copy of the SELL columns");
         if (st == PSL_OK)
             st = psl_tiny_pad_values(d, base + (size_t)n * sizeof(int32_t), n, (uint32_t)w, s);
-        d->ts.col = (const int32_t *)base;
-        d->ts.val = base + (size_t)n * sizeof(int32_t);
+        d->padded.col = (const int32_t *)base;
+        d->padded.val = base + (size_t)n * sizeof(int32_t);
     }
     const psl_status sy = PSL_CUDA_OK(cudaStreamSynchronize(s));
     if (st == PSL_OK)
         st = sy;
     if (st == PSL_OK)
-        d->ts.uniform_w = (int32_t)w;
+        d->padded.uniform_width = (int32_t)w;
     return st;
 }

@@ -1,7 +1,8 @@
 /*
  * vec_ops.cuh -- device helpers shared by the SpMV kernels: the vector
  * kinds (FP64 vectors with double accumulation, FP32 and FP16 vectors with
- * float accumulation), explicitly rounded multiply and add (fused only where
+ * float accumulation: one struct psl_vec<NAME> per entry of
+ * PSL_FOR_EACH_VEC), explicitly rounded multiply and add (fused only where
  * the product is exact, so the bits equal the CPU kernels', see
  * src/kernels/kernels.h), and stored values converted to the accumulation
  * type.
@@ -39,9 +40,9 @@ __device__ __forceinline__ double psl_madd(double t, double v, double x)
 /* A load of the matrix's streams (words, columns, values): through the
  * read-only path (__ldg) when the matrix stays in L2 between SpMVs, else
  * not allocated in L1 (ld.global.nc.L1::no_allocate), so that L1 holds the
- * x gathers. Measured (bench/NOTES.md, "cache policy"): no_allocate makes
- * matrices larger than L2 7-18% faster and those that fit in it 7-47%
- * slower; the dispatcher picks by size (psl_cuda_stream_na). */
+ * x gathers. no_allocate speeds up matrices larger than L2 and slows down
+ * those that fit in it, so the dispatcher picks by size
+ * (psl_cuda_stream_na; bench/NOTES.md, Cache policy). */
 #define PSL_DEFINE_LD_NA(T, PTX_TYPE, CONSTRAINT)                                                \
     __device__ __forceinline__ T psl_ld_na(const T *p)                                          \
     {                                                                                           \
@@ -55,9 +56,9 @@ PSL_DEFINE_LD_NA(unsigned short, "u16", "=h")
 PSL_DEFINE_LD_NA(float, "f32", "=f")
 PSL_DEFINE_LD_NA(double, "f64", "=d")
 #undef PSL_DEFINE_LD_NA
-template <bool NA, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
+template <bool STREAM_PAST_L1, class T> __device__ __forceinline__ T psl_ld_stream(const T *p)
 {
-    return NA ? psl_ld_na(p) : __ldg(p);
+    return STREAM_PAST_L1 ? psl_ld_na(p) : __ldg(p);
 }
 
 /* Vector kinds. elem: storage of x and y; acc: accumulation type.
@@ -133,23 +134,25 @@ template <> __device__ __forceinline__ double psl_to_acc<double>(double v) { ret
 template <> __device__ __forceinline__ float psl_to_acc<float>(double v) { return __double2float_rn(v); }
 template <class ACC> __device__ __forceinline__ ACC psl_to_acc(float v) { return (ACC)v; }
 
-/* Host side: f(V()) for the vector kind V of vec_type (FP64, FP32, FP16),
- * else PSL_ERR_INTERNAL naming what (the dispatcher checked the type). */
+/* Host side: f(VEC()) for the vector kind VEC = psl_vec<NAME> of vec_type,
+ * over the list of vector types (PSL_FOR_EACH_VEC, core/vec_types.h), else
+ * PSL_ERR_INTERNAL naming what (the dispatcher checked the type). */
 template <class F> static inline psl_status psl_with_vec(psl_scalar vec_type, const char *what, F f)
 {
+#define PSL_WITH_VEC_CASE_(TYPE, NAME, ...) \
+    case TYPE: return f(psl_vec##NAME());
     switch (vec_type) {
-    case PSL_FP64: return f(psl_vec64());
-    case PSL_FP32: return f(psl_vec32());
-    case PSL_FP16: return f(psl_vec16());
+        PSL_FOR_EACH_VEC(PSL_WITH_VEC_CASE_)
     default: break;
     }
+#undef PSL_WITH_VEC_CASE_
     return psl_error(PSL_ERR_INTERNAL, "%s: vector type %d", what, (int)vec_type);
 }
 
-/* Host side: alpha or beta rounded to the accumulation type of V. */
-template <class V> static inline typename V::acc psl_acc_scalar(double s)
+/* Host side: alpha or beta rounded to the accumulation type of VEC. */
+template <class VEC> static inline typename VEC::acc psl_acc_scalar(double s)
 {
-    return (typename V::acc)s;
+    return (typename VEC::acc)s;
 }
 
 #endif /* PSL_CUDA_VEC_OPS_CUH */
