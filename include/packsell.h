@@ -551,7 +551,8 @@ psl_status psl_device_model_default(psl_device_model *m);
 /* The model of a CUDA device from cudaGetDeviceProperties: name, SMs,
  * threads per SM, L2 size, and the largest cluster the long-row kernels
  * use there (1 without clusters, or in a build whose oldest CUDA
- * architecture is below sm_90). Synchronous; thread-safe; the current
+ * architecture is below sm_90; capped by the option PSL_CUDA_WIDE_CLUSTER,
+ * whose invalid value is an error). Synchronous; thread-safe; the current
  * device is restored.
  *   m                  out: the model (host memory)
  *   device             a CUDA device ordinal, or -1 for the current device

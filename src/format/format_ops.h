@@ -55,6 +55,7 @@ typedef psl_status (*psl_cuda_spmv_fn)(const psl_dmatrix *dA, double alpha, cons
 typedef struct psl_format_ops {
     psl_format format;
     const char *name; /* "CSR", "SELL", "PackSELL": messages and traces */
+    const char *id;   /* "csr", "sell", "packsell": psl_format_name, parsing */
 
     /* ---- conversion from an FP64 CSR matrix (psl_matrix_convert) */
     /* Check the options that matter for this format (opt->overflow is
@@ -105,6 +106,8 @@ typedef struct psl_format_ops {
 
 /* The table entry of format f, or NULL for a value that is no format. */
 const psl_format_ops *psl_format_ops_of(psl_format f);
+/* Number of entries of the table: the formats are 0 .. count-1. */
+int psl_format_count(void);
 
 #ifdef __cplusplus
 }

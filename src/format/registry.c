@@ -22,3 +22,5 @@ const psl_format_ops *psl_format_ops_of(psl_format f)
         return NULL;
     return formats[f];
 }
+
+int psl_format_count(void) { return (int)(sizeof formats / sizeof formats[0]); }

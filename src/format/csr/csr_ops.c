@@ -63,6 +63,7 @@ static psl_spmv_fn csr_omp_select(const psl_matrix *A, psl_scalar vec_type)
 const psl_format_ops psl_csr_ops = {
     .format = PSL_FORMAT_CSR,
     .name = "CSR",
+    .id = "csr",
     .check_options = csr_check_options,
     .build = psl_csr_build,
     .estimate = psl_csr_estimate,

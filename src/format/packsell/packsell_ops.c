@@ -57,6 +57,7 @@ static psl_spmv_fn packsell_omp_select(const psl_matrix *A, psl_scalar vec_type)
 const psl_format_ops psl_packsell_ops = {
     .format = PSL_FORMAT_PACKSELL,
     .name = "PackSELL",
+    .id = "packsell",
     .check_options = packsell_check_options,
     .build = psl_packsell_build,
     .estimate = NULL,

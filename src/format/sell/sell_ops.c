@@ -65,6 +65,7 @@ static psl_spmv_fn sell_omp_select(const psl_matrix *A, psl_scalar vec_type)
 const psl_format_ops psl_sell_ops = {
     .format = PSL_FORMAT_SELL,
     .name = "SELL",
+    .id = "sell",
     .check_options = sell_check_options,
     .build = psl_sell_build,
     .estimate = NULL,

@@ -1,10 +1,13 @@
 /*
  * device_model.cu -- psl_device_model_query (extern "C"): the chooser's
  * device model of a CUDA device, from its properties, the largest cluster
- * the long-row kernels would use there, and, when asked, its
+ * the long-row kernels would use there (psl_cuda_cluster_blocks, capped by
+ * PSL_CUDA_WIDE_CLUSTER as the uploads are), and, when asked, its
  * device-to-device copy bandwidth, measured once per device and process.
  */
 #include "dmatrix.cuh"
+
+#include "core/options.h"
 
 #include <mutex>
 #include <stdlib.h>
@@ -14,31 +17,6 @@
 #define MODEL_COPY_BYTES_MIN ((size_t)16 << 20) /* ... at least (halved while it fails) */
 #define MODEL_COPY_RUNS 7                       /* timed copies after one warm-up: median */
 #define MODEL_CACHED_DEVICES 64                 /* ordinals whose bandwidth is cached */
-
-#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
-/* An empty kernel with the long-row blocks' shape, for the occupancy query. */
-__global__ void psl_model_cluster_probe_kernel() {}
-
-/* The largest cluster of blocks shaped like the long-row blocks that the
- * current device runs, at most PSL_WIDE_CLUSTER_MAX: the same query as
- * dmatrix.cu's psl_cuda_max_cluster (keep the two equal). */
-static int psl_model_max_cluster(void)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(PSL_WIDE_CLUSTER_MAX);
-    cfg.blockDim = dim3(PSL_CUDA_BLOCK);
-    cfg.dynamicSmemBytes = (size_t)(PSL_WIDE_WARPS + PSL_WIDE_CLUSTER_MAX) * PSL_WIDE_C * 8;
-    int n = 0;
-    if (cudaFuncSetAttribute(psl_model_cluster_probe_kernel,
-                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
-        cudaOccupancyMaxPotentialClusterSize(&n, psl_model_cluster_probe_kernel, &cfg) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return 8;
-    }
-    return n < PSL_WIDE_CLUSTER_MAX ? n : PSL_WIDE_CLUSTER_MAX;
-}
-#endif
 
 /* Median of n values (sorts v). */
 static double psl_model_median(double *v, int n)
@@ -134,14 +112,9 @@ static psl_status psl_model_fill(psl_device_model *m, int dev, int measure)
     m->sm_count = p.multiProcessorCount;
     m->threads_per_sm = p.maxThreadsPerMultiProcessor;
     m->l2_bytes = p.l2CacheSize;
-    m->cluster_max = 1;
-#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
-    if (p.clusterLaunch) { /* a power of two up to what the device runs, as dmatrix.cu */
-        const int most = psl_model_max_cluster();
-        while (m->cluster_max * 2 <= PSL_WIDE_CLUSTER_MAX && m->cluster_max * 2 <= most)
-            m->cluster_max *= 2;
-    }
-#endif
+    int want = PSL_WIDE_CLUSTER_MAX; /* the cap the uploads apply (options.h) */
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_WIDE_CLUSTER, &want));
+    m->cluster_max = psl_cuda_cluster_blocks(dev, want);
     if (!measure)
         return PSL_OK;
     std::lock_guard<std::mutex> hold(psl_model_lock);

@@ -177,6 +177,27 @@ static int psl_cuda_max_cluster(void)
 }
 #endif
 
+int psl_cuda_cluster_blocks(int dev, int want)
+{
+    int cl = 1;
+#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
+    int clusters = 0;
+    if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    if (clusters) {
+        const int most = psl_cuda_max_cluster();
+        while (cl * 2 <= want && cl * 2 <= most)
+            cl *= 2;
+    }
+#else
+    (void)dev;
+    (void)want;
+#endif
+    return cl;
+}
+
 psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
 {
     int dev = 0, sms = 0, threads = 0;
@@ -190,9 +211,8 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)));
     PSL_TRY(PSL_CUDA_OK(
         cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)));
-    int l2 = 0, clusters = 0;
+    int l2 = 0;
     PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev)));
-    PSL_TRY(PSL_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev)));
     psl_dmatrix *d = NULL;
     PSL_TRY(psl_alloc((void **)&d, 1, sizeof *d, "device matrix"));
     memset(d, 0, sizeof *d);
@@ -208,18 +228,7 @@ psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A)
     d->stream_na = stream_na;
     d->word_prefetch = word_prefetch;
     d->tiny_uniform = tiny_uniform;
-    d->wide_cl_max = 1;
-#if defined(PSL_CUDA_ARCH_MIN) && PSL_CUDA_ARCH_MIN >= 90
-    if (clusters) { /* a power of two up to what the device runs; PSL_CUDA_WIDE_CLUSTER lowers it */
-        const int want = wide_cluster;
-        const int most = psl_cuda_max_cluster();
-        while (d->wide_cl_max * 2 <= want && d->wide_cl_max * 2 <= most)
-            d->wide_cl_max *= 2;
-    }
-#else
-    (void)clusters;
-    (void)wide_cluster;
-#endif
+    d->wide_cl_max = psl_cuda_cluster_blocks(dev, wide_cluster);
     d->max_width = INT64_MAX; /* unknown until psl_dmatrix_setup_wide: no short-row kernel */
     d->format = A->format;
     d->value_type = A->value_type;

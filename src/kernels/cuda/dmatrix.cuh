@@ -113,6 +113,11 @@ struct psl_dmatrix {
  * A -- only its scalar fields and statistics are read (an array-less shell
  * is fine): device, grid size, info = psl_matrix_get_info(A). */
 psl_status psl_dmatrix_new(psl_dmatrix **out, const psl_matrix *A);
+/* Blocks per thread-block cluster of the long-row kernels on device dev:
+ * the largest power of two up to want (PSL_CUDA_WIDE_CLUSTER) and to what
+ * the device runs; 1 without clusters (or a build below sm_90). The
+ * uploads and the chooser's device model both take it from here. */
+int psl_cuda_cluster_blocks(int dev, int want);
 /* The kernel parameters of the sliced part (d->s) from A's fields and the
  * device arrays d->d_*; perm only for implicit permutation. */
 void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A);
