@@ -12,6 +12,10 @@
 #   bash bench/run_device_compare.sh [BEFORE_DIR] [SPEC...]
 #   BEFORE_DIR defaults to .before; SPEC to gen:hpcg:7:7:7 gen:hpcg:8:8:8
 #   COMPARE_ROUNDS=N   bench rounds per build (default 2, alternating)
+#   SHARED_MATRICES="a.mtx b.mtx"   more matrices for the bit comparison
+#   COMPARE_BEFORE_BIN, COMPARE_AFTER_BIN   two built `packsell` to use instead
+#                      of building (no GPU: the cuda products compare errors)
+#   COMPARE_SPECS_ONLY_BITS=1   skip the timing
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
@@ -37,12 +41,16 @@ build() { # build SRC DIR TAG
     -DPSL_BUILD_TESTS=OFF >"$OUT/build_$3.txt" 2>&1 &&
     cmake --build "$2" --target packsell -j "$(nproc)" >>"$OUT/build_$3.txt" 2>&1
 }
-build "$BEFORE" /tmp/build-before before & pb=$!
-build . /tmp/build-after after & pa=$!
-wait $pb || { log "before build failed"; tail -20 "$OUT/build_before.txt"; exit 1; }
-wait $pa || { log "after build failed"; tail -20 "$OUT/build_after.txt"; exit 1; }
-B=/tmp/build-before/packsell
-A=/tmp/build-after/packsell
+B=${COMPARE_BEFORE_BIN:-}
+A=${COMPARE_AFTER_BIN:-}
+if [ -z "$B" ] || [ -z "$A" ]; then
+  build "$BEFORE" /tmp/build-before before & pb=$!
+  build . /tmp/build-after after & pa=$!
+  wait $pb || { log "before build failed"; tail -20 "$OUT/build_before.txt"; exit 1; }
+  wait $pa || { log "after build failed"; tail -20 "$OUT/build_after.txt"; exit 1; }
+  B=/tmp/build-before/packsell
+  A=/tmp/build-after/packsell
+fi
 export OMP_NUM_THREADS=$(nproc)
 
 # ---- bits: every product with both builds, compared byte for byte
@@ -82,6 +90,7 @@ done
 log "bits: $same identical, $differ differ, $failed failed"
 grep -v '^same' "$OUT/compare.txt" | head -20
 
+[ -n "${COMPARE_SPECS_ONLY_BITS:-}" ] && exit $((differ + failed > 0))
 # ---- speed: the same bench with both builds, alternating
 K=packsell-fp16,packsell-e8m21,sell-fp16,sell-fp32,cusparse-sell-fp16,cusparse-sell-fp32
 for s in "${SPECS[@]}"; do
