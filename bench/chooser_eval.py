@@ -324,12 +324,12 @@ def fit(cs, models):
         for n in names:  # rows without data keep their rates, take the launch
             if n not in have:
                 new[n] = (round(launch, 2),) + tuple(models[n][1:])
-    # word_ns is not refit: since the kernels split long rows, the walk left
-    # is at most 63 words, and the sliced points far above their streaming
+    # word_ns is not refit: with long rows split over warps the walk left is
+    # at most 63 words, and the sliced points far above their streaming
     # prediction are the random-column matrices, slow from x gathers (which
     # the model has no term for, and which slow CSR as much), not from walks:
-    # dividing their excess by the walk gave word latencies of ~1 us that
-    # sent every large stencil to CSR.
+    # their excess divided by the walk would be word latencies of ~1 us that
+    # send every large stencil to CSR (bench/NOTES.md, The chooser).
     return new
 
 

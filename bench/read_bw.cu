@@ -1,11 +1,11 @@
 /*
  * read_bw.cu -- the read-only streaming bandwidth of the GPU next to its
  * device-to-device copy bandwidth, in one run: the ceiling of an SpMV that
- * reads its matrix once and writes little (bench/NOTES.md). Sums a buffer
- * of 4-byte or 16-byte elements, each thread striding over the grid, loads
- * through the read-only path or past L1 (no_allocate); one value per thread
- * is written so that nothing is optimized away. Median of 30 runs after
- * warm-up, CUDA events.
+ * reads its matrix once and writes little (bench/NOTES.md, Measurement
+ * method). Sums a buffer of 4-byte or 16-byte elements, each thread
+ * striding over the grid, loads through the read-only path or past L1
+ * (no_allocate); one value per thread is written so that nothing is
+ * optimized away. Median of 30 runs after warm-up, CUDA events.
  * Built with the bench helpers (CUDA builds: build/bench/read_bw), or
  * nvcc -O3 -arch=sm_90 -std=c++17 bench/read_bw.cu -o read_bw; run: read_bw [MiB]
  */

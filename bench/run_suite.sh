@@ -8,7 +8,7 @@
 #
 # --part K/N   only lines whose index % N == K (0-based)
 # --done DIR   skip matrices whose NAME.json is already in DIR (the results
-#              committed from earlier calls, e.g. bench/results/suite-DATE)
+#              committed from earlier calls, e.g. bench/results/DATE-suite-vN)
 # --limit SEC  start no new matrix after SEC seconds (default 540)
 # --only LIST  only the matrices named in the comma-separated LIST
 # PSL_BENCH_BIN: a packsell binary already built (default: build-suite/packsell,

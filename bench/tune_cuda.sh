@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tune_cuda.sh -- build the CUDA kernels with several settings of the
-# compile-time knobs (dmatrix.cuh, long_rows.h, the unroll and pipelining
-# depths of spmv_*.cu), all builds in parallel, then time our SELL/PackSELL
-# kernels next to cuSPARSE SELL on a few matrices (row-scaled), one call.
+# compile-time knobs (dmatrix.cuh, src/format/gpu_rules.h, the unroll and
+# pipelining depths of spmv_*.cu), all builds in parallel, then time our
+# SELL/PackSELL kernels next to cuSPARSE SELL on a few matrices (row-scaled),
+# one call.
 # Usage (device tool): bash bench/tune_cuda.sh [SPEC...]
 #   TUNE_VARIANTS   name=flags lines (default: the shipped settings and one other)
 #   TUNE_KERNELS    comma list for --kernels

@@ -31,7 +31,7 @@
 #define BATCH 16 /* runs between two synchronizations: short enough that the head-start
                   * copy (HEADSTART_BYTES, ~120 us) covers the host's enqueue time of a
                   * batch of small kernels (~7 us each), so no interval includes a
-                  * launch gap */
+                  * launch gap (bench/NOTES.md, Measurement method) */
 #define MAX_RUNS 1000000                 /* timed runs per kernel at most */
 #define COPY_BYTES_MAX ((size_t)1 << 30) /* one copy of the bandwidth test */
 #define COPY_BYTES_MIN ((size_t)64 << 20)

@@ -77,7 +77,7 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                    "GPU: 0 turns off the copy of a small matrix's slices padded "
                                    "to one width. Read by psl_dmatrix_upload and "
                                    "psl_dmatrix_convert."},
-    /* hi is PSL_WIDE_CLUSTER_MAX (kernels/cuda/long_rows.h) */
+    /* hi is PSL_WIDE_CLUSTER_MAX (src/format/gpu_rules.h) */
     [PSL_OPT_CUDA_WIDE_CLUSTER] = {"PSL_CUDA_WIDE_CLUSTER", NULL, 0, 1, 16, 16, "1..16", "16",
                                    "GPU (sm_90 and newer): most thread blocks in the cluster "
                                    "of a long-row slice, rounded down to a power of two and "

@@ -44,8 +44,8 @@
  * run's small matrices whose long rows take the finishing kernel; word_ns
  * is an estimate the suite cannot fit (the split keeps walks short, so it
  * rarely decides); the short-row walks mirror the kernels (wide.cuh,
- * dmatrix.cuh). The runs and the chooser's accuracy: bench/NOTES.md, "the
- * format chooser".
+ * dmatrix.cuh). The runs, the fits and the chooser's accuracy: bench/NOTES.md,
+ * The chooser.
  */
 #include "build.h"
 #include "format/gpu_rules.h"
@@ -69,7 +69,7 @@ static const model_row models[] = {
     {"packsell32", 4.60, 0.837, 0.0000, 60.0, 150.0},
     {"sell16", 4.60, 0.828, 0.0000, 60.0, 150.0},
     {"sell32", 4.60, 0.886, 0.0000, 60.0, 150.0},
-    {"sell64", 4.60, 0.886, 0.0000, 60.0, 150.0}, /* not measured: SELL FP32's rates */
+    {"sell64", 4.60, 0.886, 0.0000, 60.0, 150.0}, /* not fitted: SELL FP32's rates */
     {"csr32", 7.55, 0.665, 0.0000, 0.0, 0.0},
     {"csr64", 7.55, 0.724, 0.0047, 0.0, 0.0},
 };

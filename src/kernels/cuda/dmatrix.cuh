@@ -189,9 +189,10 @@ static_assert(PSL_LAT_MINB * PSL_CUDA_BLOCK >= PSL_SMALL_ROWS_PER_SM,
 
 /* Positions per row of the short-row kernels of small matrices: slices at
  * most PSL_SHORT_SMALL wide load each row as one group of that many; wider
- * ones up to PSL_SHORT_WIDE_SMALL (long_rows.h: such matrices are not
- * split) as one group of that many (none when it is at most
- * PSL_SHORT_SMALL). src/format/choose.c's MODEL_SHORT_WIDTH_SMALL is it. */
+ * ones up to PSL_SHORT_WIDE_SMALL (src/format/gpu_rules.h: such matrices
+ * are not split) as one group of that many (none when it is at most
+ * PSL_SHORT_SMALL). src/format/choose.c's tuning.short_group_small is
+ * PSL_SHORT_SMALL. */
 #ifndef PSL_SHORT_SMALL
 #define PSL_SHORT_SMALL (2 * PSL_LAT_UNROLL)
 #endif

@@ -8,10 +8,10 @@
  * (dspmv.cu) goes by the matrix's format; psl_sell_launch (spmv_sell.cu) and
  * psl_pack_launch (spmv_packsell.cu) pick among the sliced forms at every
  * call from what upload recorded (dmatrix.cuh, wide.cuh). The measurements
- * behind each rule are in bench/NOTES.md (Kernel forms, Long rows, Small
- * matrices, Cache policy, Word prefetch). Every sliced form gives the bits
- * of the CPU kernels, except for rows of wide slices, summed in segments in
- * a fixed order (long_rows.h); CSR follows cuSPARSE's order.
+ * behind each rule are in bench/NOTES.md (GPU kernel forms and why, Long
+ * rows, Small matrices, Cache policy, Word prefetch). Every sliced form
+ * gives the bits of the CPU kernels, except for rows of wide slices, summed
+ * in segments in a fixed order (long_rows.h); CSR follows cuSPARSE's order.
  *
  *   General sliced kernel -- psl_sell_kernel, psl_packsell_kernel: one
  *     thread per stored row, a warp per slice at C = 32 (loads of a
@@ -23,7 +23,8 @@
  *     run by the first blocks of the same launch; the warps' sums are added
  *     in order by their block, by a thread-block cluster through
  *     distributed shared memory (sm_90), or by psl_wide_finish_kernel from
- *     the workspace. Rule: psl_wide_rule (long_rows.h), applied at upload by
+ *     the workspace. Rule: psl_wide_rule (src/format/gpu_rules.h, which
+ *     long_rows.h includes), applied at upload by
  *     psl_dmatrix_setup_wide (wide.cu).
  *   Small-matrix form (SMALL_MATRIX) -- C = 32, at most small_rows_max rows
  *     (every thread resident at once) and short mean rows: deeper groups

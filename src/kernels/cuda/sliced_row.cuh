@@ -47,7 +47,8 @@ __device__ __forceinline__ psl_row_slot psl_row_slot_of(const psl_dsliced &m, ui
  * i + stride, ... (below nrows), each handed to body(i, slot) unless its
  * slice is at least wide_min_width positions wide (the long-row blocks have
  * it). Loading the next row's slice offsets before the current row runs,
- * with two rows per thread, is slower (bench/NOTES.md, Kernel forms). */
+ * with two rows per thread, is slower (bench/NOTES.md, GPU kernel forms and
+ * why). */
 template <int FIXED_C, class Body>
 __device__ __forceinline__ void psl_for_rows(const psl_dsliced &m, uint32_t i, uint32_t stride,
                                              Body body)

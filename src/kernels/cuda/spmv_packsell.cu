@@ -121,7 +121,7 @@ __device__ __forceinline__ void psl_pack_use(const uint32_t (&w)[GROUP], uint32_
  * are loaded before this group's x gathers, at the same 32 registers. On
  * for E8MY/BF16 (rows of many words gain, others are unchanged), off for
  * FP16 (no clear gain) except in its word-prefetch form; deeper unrolls and
- * FP16's fused tail are slower (bench/NOTES.md, Kernel forms). */
+ * FP16's fused tail are slower (bench/NOTES.md, GPU kernel forms and why). */
 #ifndef PSL_PACK_PIPE_E8
 #define PSL_PACK_PIPE_E8 1
 #endif
@@ -191,7 +191,8 @@ __device__ __forceinline__ void psl_pack_prefetch(const uint32_t *p, uint32_t ah
  * (PSL_PACK_PIPE_*); PREFETCH_AHEAD > 0 (with PIPELINED): they also
  * prefetch the words PREFETCH_AHEAD groups ahead into L2
  * (psl_pack_prefetch). Unrolling 8 deep and a bulk prefetch of each slice
- * into L2 are slower (bench/NOTES.md, Kernel forms). */
+ * into L2 are slower (bench/NOTES.md, GPU kernel forms and why; Cache
+ * policy). */
 template <class VEC, int FAMILY, int FIXED_C, int GROUP, bool FUSED_TAIL, bool STREAM_PAST_L1,
           bool PIPELINED = false, int PREFETCH_AHEAD = 0>
 __device__ __forceinline__ void psl_pack_row(const uint32_t *__restrict__ p, uint32_t width,

@@ -129,7 +129,7 @@ __device__ __forceinline__ void psl_sell_use(const psl_sell_group<VALUE_TYPE, GR
  * per remaining entry: short rows are latency-bound). Unlike
  * psl_pack_row, the last two groups are not loaded together: with columns
  * and values that is 16 more live registers, which costs more than it
- * saves (bench/NOTES.md, Kernel forms). */
+ * saves (bench/NOTES.md, GPU kernel forms and why). */
 template <class VEC, int VALUE_TYPE, int FIXED_C, bool STREAM_PAST_L1,
           int GROUP = PSL_SELL_UNROLL>
 __device__ __forceinline__ void psl_sell_row(int64_t q, uint32_t width, uint32_t C,
