@@ -15,7 +15,7 @@
 #   SHARED_MATRICES="a.mtx b.mtx"   more matrices for the bit comparison
 #   COMPARE_BEFORE_BIN, COMPARE_AFTER_BIN   two built `packsell` to use instead
 #                      of building (no GPU: the cuda products compare errors)
-#   COMPARE_SPECS_ONLY_BITS=1   skip the timing
+#   COMPARE_SPECS_ONLY_BITS=1   skip the timing; COMPARE_SKIP_BITS=1 the bits
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 mkdir -p "$OUT"
@@ -67,6 +67,7 @@ FORMS=("--format csr" "--format csr --values fp32" "--format sell --values fp64"
        "--format auto --precision fp32")
 same=0 differ=0 failed=0
 W=/tmp/cmp; mkdir -p $W
+[ -n "${COMPARE_SKIP_BITS:-}" ] && MATS=()
 for m in "${MATS[@]}"; do
   for f in "${FORMS[@]}"; do
     for v in fp64 fp32 fp16; do

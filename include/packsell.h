@@ -559,9 +559,11 @@ psl_status psl_device_model_default(psl_device_model *m);
  *   measure_bandwidth  0: copy_gbs stays the default model's (copy_measured
  *                      0) and no device memory is touched; nonzero:
  *                      copy_gbs is the device-to-device copy bandwidth
- *                      (copy_measured 1), the median of a few cudaMemcpy
- *                      copies between two buffers of up to 256 MiB
- *                      (allocated and freed here; a few milliseconds),
+ *                      (copy_measured 1), the median of 20 cudaMemcpy
+ *                      copies (after 3 untimed) between two buffers of
+ *                      up to 1 GiB, as `packsell bench --device cuda`
+ *                      measures it (allocated and freed here; about
+ *                      15 ms on an H200),
  *                      measured on the first such call for the device and
  *                      cached for the process. As noisy as any timing: picks
  *                      near a tie may differ between processes.

@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODEL_COPY_BYTES ((size_t)256 << 20)    /* each buffer of the timed copy, at most */
+#define MODEL_COPY_BYTES ((size_t)1 << 30)      /* each buffer of the timed copy, at most */
 #define MODEL_COPY_BYTES_MIN ((size_t)16 << 20) /* ... at least (halved while it fails) */
-#define MODEL_COPY_RUNS 7                       /* timed copies after one warm-up: median */
+#define MODEL_COPY_WARMUP 3                     /* untimed copies first (clocks, first touch) */
+#define MODEL_COPY_RUNS 20                      /* timed copies: their median */
 #define MODEL_CACHED_DEVICES 64                 /* ordinals whose bandwidth is cached */
 
 /* Median of n values (sorts v). */
@@ -59,7 +60,8 @@ static psl_status psl_model_measure_copy(double *gbs)
     PSL_CUDA_GO(cudaEventCreate(&e0));
     PSL_CUDA_GO(cudaEventCreate(&e1));
     PSL_CUDA_GO(cudaMemsetAsync(src, 0x5a, bytes, s)); /* never copy uninitialized memory */
-    PSL_CUDA_GO(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); /* warm-up */
+    for (int r = 0; r < MODEL_COPY_WARMUP; r++)
+        PSL_CUDA_GO(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
     for (int r = 0; r < MODEL_COPY_RUNS; r++) {
         float t = 0;
         PSL_CUDA_GO(cudaEventRecord(e0, s));
