@@ -17,9 +17,10 @@
  *      lists the taken ones); CMake compiles every src/format/<name>/
  *      itself (its .c files, and its .cu files in a CUDA build);
  *   3. one line `X(PSL_FORMAT_<NAME>, psl_<name>_ops)` in registry.c.
- * The device side goes through the table for SpMV only (cuda_spmv, NULL
- * for a format without device kernels); upload, download and the device
- * conversion in src/kernels/cuda/ still branch on the format themselves.
+ * The device side goes through the table for SpMV, upload, download and
+ * workspace (cuda_*, NULL for a format without a device form); the device
+ * build from a device CSR matrix (src/kernels/cuda/convert*.cu) makes SELL
+ * and PackSELL only.
  */
 #ifndef PSL_FORMAT_OPS_H
 #define PSL_FORMAT_OPS_H
@@ -43,6 +44,19 @@ struct CUstream_st;   /* cudaStream_t */
 typedef psl_status (*psl_cuda_spmv_fn)(const psl_dmatrix *dA, double alpha, const void *x,
                                        double beta, void *y, psl_scalar vec_type,
                                        void *workspace, struct CUstream_st *stream);
+
+/* Device copies of a format: fill the arrays and kernel parameters of d
+ * (made by psl_dmatrix_new, freed by the caller on error) from A on the
+ * stream; fill the arrays and format fields of A (made by
+ * psl_dmatrix_download with the common fields set) from d, synchronously.
+ * Defined in src/kernels/cuda/. */
+typedef psl_status (*psl_cuda_upload_fn)(psl_dmatrix *d, const psl_matrix *A,
+                                         struct CUstream_st *stream);
+typedef psl_status (*psl_cuda_download_fn)(psl_matrix *A, const psl_dmatrix *d,
+                                           struct CUstream_st *stream);
+/* Device workspace bytes psl_dspmv needs for d and vec_type (checked). */
+typedef psl_status (*psl_cuda_workspace_fn)(const psl_dmatrix *d, psl_scalar vec_type,
+                                            size_t *bytes);
 
 /* The device entry of a format's table: the function in a CUDA build, NULL
  * otherwise (psl_dspmv then never runs). */
@@ -97,6 +111,11 @@ typedef struct psl_format_ops {
     psl_spmv_fn (*omp_select)(const psl_matrix *A, psl_scalar vec_type);
     bool omp_isa; /* the omp kernels follow psl_cpu_isa (for the trace) */
     psl_cuda_spmv_fn cuda_spmv;
+    /* ---- the device form (psl_dmatrix_upload, _download,
+     * psl_dspmv_workspace_size): all NULL for a format without one */
+    psl_cuda_upload_fn cuda_upload;
+    psl_cuda_download_fn cuda_download;
+    psl_cuda_workspace_fn cuda_workspace;
 
     /* ---- a format's own data: free A->payload (called by
      * psl_matrix_destroy when it is set), or NULL when the format keeps its

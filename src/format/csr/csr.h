@@ -29,6 +29,13 @@ int64_t psl_csr_walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v)
 psl_status psl_csr_check_header(const char *file, const psl_matrix *A);
 psl_status psl_csr_validate(const char *file, const psl_matrix *A);
 
+/* psl_format_ops.cuda_upload, _download, _workspace (src/kernels/cuda:
+ * dmatrix.cu, download.cu, spmv_csr.cu). */
+psl_status psl_cuda_csr_upload(psl_dmatrix *d, const psl_matrix *A, struct CUstream_st *stream);
+psl_status psl_cuda_csr_download(psl_matrix *A, const psl_dmatrix *d,
+                                 struct CUstream_st *stream);
+psl_status psl_cuda_csr_workspace(const psl_dmatrix *d, psl_scalar vec_type, size_t *bytes);
+
 /* psl_format_ops.cuda_spmv (csr_cuda.cu). */
 psl_status psl_csr_cuda_entry(const psl_dmatrix *dA, double alpha, const void *x, double beta,
                               void *y, psl_scalar vec_type, void *workspace,

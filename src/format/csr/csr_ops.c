@@ -78,4 +78,7 @@ const psl_format_ops psl_csr_ops = {
     .omp_select = csr_omp_select,
     .omp_isa = false,
     .cuda_spmv = PSL_CUDA_ENTRY(psl_csr_cuda_entry),
+    .cuda_upload = PSL_CUDA_ENTRY(psl_cuda_csr_upload),
+    .cuda_download = PSL_CUDA_ENTRY(psl_cuda_csr_download),
+    .cuda_workspace = PSL_CUDA_ENTRY(psl_cuda_csr_workspace),
 };

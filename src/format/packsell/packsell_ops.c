@@ -72,4 +72,7 @@ const psl_format_ops psl_packsell_ops = {
     .omp_select = packsell_omp_select,
     .omp_isa = true,
     .cuda_spmv = PSL_CUDA_ENTRY(psl_packsell_cuda_entry),
+    .cuda_upload = PSL_CUDA_ENTRY(psl_cuda_sliced_upload),
+    .cuda_download = PSL_CUDA_ENTRY(psl_cuda_sliced_download),
+    .cuda_workspace = PSL_CUDA_ENTRY(psl_cuda_sliced_workspace),
 };

@@ -40,4 +40,20 @@ int psl_sliced_check_slice_ptr(const psl_matrix *A, int64_t k, char *msg, size_t
 psl_status psl_sliced_validate(const char *file, const psl_matrix *A,
                                psl_item_check slice_check);
 
+/* The device form of SELL and PackSELL (psl_format_ops.cuda_upload,
+ * _download, _workspace; src/kernels/cuda: dmatrix.cu, download.cu,
+ * dspmv.cu). C linkage, so the tables of both formats name them. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+struct CUstream_st;
+psl_status psl_cuda_sliced_upload(psl_dmatrix *d, const psl_matrix *A,
+                                  struct CUstream_st *stream);
+psl_status psl_cuda_sliced_download(psl_matrix *A, const psl_dmatrix *d,
+                                    struct CUstream_st *stream);
+psl_status psl_cuda_sliced_workspace(const psl_dmatrix *d, psl_scalar vec_type, size_t *bytes);
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* PSL_FORMAT_SLICED_H */

@@ -7,6 +7,9 @@
 #include "dmatrix.cuh"
 
 #include "core/options.h"
+#include "format/csr/csr.h"
+#include "format/format_ops.h"
+#include "format/sliced/sliced.h"
 #include "format/word.h"
 
 #include <stdlib.h>
@@ -92,7 +95,7 @@ void psl_dmatrix_set_sliced(psl_dmatrix *d, const psl_matrix *A)
 /* The sliced arrays (SELL, PackSELL) and the kernel parameters. The perm
  * array goes up for explicit permutation too (the kernels do not read it
  * then; psl_dmatrix_download gives it back). */
-static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+extern "C" psl_status psl_cuda_sliced_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
 {
     const int64_t total = A->slice_ptr[A->nslices];
     PSL_TRY(psl_dcopy(&d->d_slice_ptr, A->slice_ptr, (int64_t)A->nslices + 1, sizeof(int64_t), s,
@@ -116,8 +119,11 @@ static psl_status psl_upload_sliced(psl_dmatrix *d, const psl_matrix *A, cudaStr
  * columns when nnz < 2^31, else 64-bit both. Host staging copies (freed
  * here after the stream has drained). Empty matrices upload nothing: the
  * dispatcher never calls cuSPARSE for them. */
-static psl_status psl_upload_csr(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+extern "C" psl_status psl_cuda_csr_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
 {
+    if (A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
+        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
+                         (int)A->value_type);
     if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
         return PSL_OK;
     psl_status st = PSL_OK;
@@ -270,14 +276,15 @@ extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, 
         return psl_error(PSL_ERR_NULL_POINTER, "device matrix output pointer dA is NULL");
     *dA = NULL;
     PSL_TRY(psl_matrix_check(A));
-    if (A->format == PSL_FORMAT_CSR && A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
-        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
-                         (int)A->value_type);
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    if (!ops || !ops->cuda_upload)
+        return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dmatrix_upload: %s matrices have no device form",
+                         ops ? ops->name : "unknown-format");
     cudaStream_t s = (cudaStream_t)stream;
     psl_status st = PSL_OK;
     psl_dmatrix *d = NULL;
     PSL_TRY(psl_dmatrix_new(&d, A));
-    st = A->format == PSL_FORMAT_CSR ? psl_upload_csr(d, A, s) : psl_upload_sliced(d, A, s);
+    st = ops->cuda_upload(d, A, s);
     if (st != PSL_OK)
         goto fail;
     /* the caller may free its host arrays as soon as this returns */

@@ -5,6 +5,9 @@
  * narrowed back from cuSPARSE's index width). Synchronous.
  */
 #include "dmatrix.cuh"
+#include "format/csr/csr.h"
+#include "format/format_ops.h"
+#include "format/sliced/sliced.h"
 
 #include <string.h>
 
@@ -23,7 +26,7 @@ static psl_status psl_dfetch(void **dst, const void *src, int64_t n, size_t size
 /* The CSR arrays (from cuSPARSE's index width back to int64 / int32); a
  * matrix uploaded without arrays (no rows, columns or entries) has all-zero
  * row offsets. */
-static psl_status psl_download_csr(psl_matrix *A, const psl_dmatrix *d, cudaStream_t s)
+extern "C" psl_status psl_cuda_csr_download(psl_matrix *A, const psl_dmatrix *d, cudaStream_t s)
 {
     const int64_t n = A->nrows, nnz = A->nnz;
     void *rp = NULL, *ci = NULL;
@@ -53,10 +56,13 @@ done:
     return st;
 }
 
-/* The sliced arrays (SELL, PackSELL). */
-static psl_status psl_download_sliced(psl_matrix *A, const psl_dmatrix *d, cudaStream_t s)
+/* The sliced arrays (SELL, PackSELL) and the fields only they have. */
+extern "C" psl_status psl_cuda_sliced_download(psl_matrix *A, const psl_dmatrix *d, cudaStream_t s)
 {
     const int64_t total = A->stored;
+    A->perm_bytes = A->sigma > 0 ? psl_perm_bytes_for_sigma(A->sigma) : 0;
+    A->sell_equiv_bytes = d->info.sell_bytes;
+    A->csr_equiv_bytes = d->info.csr_bytes;
     PSL_TRY(psl_dfetch((void **)&A->slice_ptr, d->d_slice_ptr, (int64_t)A->nslices + 1,
                        sizeof(int64_t), s, "slice offsets"));
     if (A->sigma > 0)
@@ -94,6 +100,9 @@ extern "C" psl_status psl_dmatrix_download(psl_matrix **out, const psl_dmatrix *
                          "download: the matrix lives on device %d but the current device is %d "
                          "(cudaSetDevice)",
                          d->device, cur);
+    const psl_format_ops *ops = psl_format_ops_of(d->format);
+    if (!ops || !ops->cuda_download)
+        return psl_error(PSL_ERR_INTERNAL, "download: device matrix of format %d", (int)d->format);
     psl_matrix *A = psl_matrix_new(d->format, d->nrows, d->ncols);
     if (!A)
         return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
@@ -104,9 +113,6 @@ extern "C" psl_status psl_dmatrix_download(psl_matrix **out, const psl_dmatrix *
     A->sigma = in->sigma;
     A->permute = in->permute;
     A->nslices = in->nslices;
-    A->perm_bytes = d->format != PSL_FORMAT_CSR && in->sigma > 0
-                        ? psl_perm_bytes_for_sigma(in->sigma)
-                        : 0;
     A->codec = in->codec;
     A->delta_bits = in->delta_bits;
     A->kleft = in->kleft;
@@ -116,9 +122,7 @@ extern "C" psl_status psl_dmatrix_download(psl_matrix **out, const psl_dmatrix *
     A->underflows = in->underflows;
     A->max_row_nnz = in->max_row_nnz;
     A->rsd = in->rsd;
-    A->sell_equiv_bytes = d->format == PSL_FORMAT_CSR ? 0 : in->sell_bytes;
-    A->csr_equiv_bytes = d->format == PSL_FORMAT_CSR ? 0 : in->csr_bytes;
-    st = d->format == PSL_FORMAT_CSR ? psl_download_csr(A, d, s) : psl_download_sliced(A, d, s);
+    st = ops->cuda_download(A, d, s);
     if (st != PSL_OK) {
         (void)cudaStreamSynchronize(s); /* no copy may still write the host arrays */
         psl_matrix_destroy(&A);

@@ -5,7 +5,9 @@
  * allocation, no synchronization: capturable into a CUDA graph.
  */
 #include "dmatrix.cuh"
+#include "format/csr/csr.h"
 #include "format/format_ops.h"
+#include "format/sliced/sliced.h"
 
 /* Check a device matrix handle. */
 static psl_status psl_dcheck(const psl_dmatrix *dA)
@@ -27,18 +29,34 @@ static psl_status psl_dcheck_vec_type(psl_scalar vec_type)
     return PSL_OK;
 }
 
+/* SELL and PackSELL: the partial sums of the long rows, if any. */
+extern "C" psl_status psl_cuda_sliced_workspace(const psl_dmatrix *dA, psl_scalar vec_type,
+                                                size_t *bytes)
+{
+    *bytes = psl_cuda_wide_ws_bytes(dA, vec_type);
+    return PSL_OK;
+}
+
+/* CSR: cuSPARSE's buffer, set up when the matrix has rows, columns and
+ * entries. */
+extern "C" psl_status psl_cuda_csr_workspace(const psl_dmatrix *dA, psl_scalar vec_type,
+                                             size_t *bytes)
+{
+    *bytes = 0;
+    PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
+    if (dA->csr_handle)
+        *bytes = dA->csr_ws_bytes[vec_type];
+    return PSL_OK;
+}
+
 /* Workspace bytes for dA and vec_type (handle and type already checked). */
 static psl_status psl_dworkspace(const psl_dmatrix *dA, psl_scalar vec_type, size_t *bytes)
 {
     *bytes = 0;
-    if (dA->format != PSL_FORMAT_CSR) { /* partial sums of the long rows, if any */
-        *bytes = psl_cuda_wide_ws_bytes(dA, vec_type);
-        return PSL_OK;
-    }
-    PSL_TRY(psl_cuda_csr_check_type(dA, vec_type));
-    if (dA->csr_handle) /* cuSPARSE set up: the matrix has rows, columns and entries */
-        *bytes = dA->csr_ws_bytes[vec_type];
-    return PSL_OK;
+    const psl_format_ops *ops = psl_format_ops_of(dA->format);
+    if (!ops || !ops->cuda_workspace)
+        return psl_error(PSL_ERR_INTERNAL, "device SpMV: matrix format %d", (int)dA->format);
+    return ops->cuda_workspace(dA, vec_type, bytes);
 }
 
 /* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
