@@ -29,7 +29,7 @@ log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$OUT/log.txt"; }
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "after: $(git rev-parse --short HEAD 2>/dev/null || echo 'working tree')"
+  echo "after: the working tree (git there: $(git rev-parse --short HEAD 2>/dev/null || echo none); commit it first to name it)"
   echo "before: $(cat "$BEFORE/.commit" 2>/dev/null || echo "$BEFORE")"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true
   nvcc --version 2>/dev/null | tail -1
