@@ -35,6 +35,31 @@ TEST(every_format_has_a_complete_entry)
     }
 }
 
+TEST(table_names_and_device_entries)
+{
+    CHECK(psl_format_count() == (int)NFORMATS);
+    for (int f = 0; f < psl_format_count(); f++) {
+        const psl_format_ops *ops = psl_format_ops_of((psl_format)f);
+        CHECK_MSG(ops != NULL, "format %d has no entry", f);
+        if (!ops)
+            continue;
+        /* the public names come from the table and parse back */
+        CHECK(ops->id && ops->id[0]);
+        CHECK(strcmp(psl_format_name((psl_format)f), ops->id) == 0);
+        psl_format back = (psl_format)-1;
+        CHECK_OK(psl_format_parse(ops->id, &back));
+        CHECK(back == (psl_format)f);
+        /* the device form is all there or all absent */
+        const int n = !!ops->cuda_spmv + !!ops->cuda_upload + !!ops->cuda_download +
+                      !!ops->cuda_workspace;
+        CHECK_MSG(n == 0 || n == 4, "format %s has %d of 4 device entries", ops->id, n);
+        int count = 0; /* a build without CUDA answers PSL_ERR_NOT_SUPPORTED */
+        const bool cuda_build = psl_cuda_device_count(&count) != PSL_ERR_NOT_SUPPORTED;
+        CHECK_MSG(n == (cuda_build ? 4 : 0), "format %s: %d device entries in a build %s CUDA",
+                  ops->id, n, cuda_build ? "with" : "without");
+    }
+}
+
 TEST(unknown_values_have_no_entry)
 {
     CHECK(psl_format_ops_of((psl_format)NFORMATS) == NULL);
@@ -148,6 +173,7 @@ TEST(messages_name_formats_and_types)
 static const psl_test_case tests[] = {
     {"messages_name_formats_and_types", messages_name_formats_and_types},
     {"every_format_has_a_complete_entry", every_format_has_a_complete_entry},
+    {"table_names_and_device_entries", table_names_and_device_entries},
     {"unknown_values_have_no_entry", unknown_values_have_no_entry},
     {"entries_agree_on_a_built_matrix", entries_agree_on_a_built_matrix},
 };

@@ -275,6 +275,11 @@ static psl_status psl_conv_check_args(const psl_dcsr *A, const psl_convert_optio
                          "device CSR values must be PSL_FP64 or PSL_FP32 (got %d)",
                          (int)A->value_type);
     PSL_TRY(psl_convert_check_options(opt));
+    if (opt->format != PSL_FORMAT_CSR && opt->format != PSL_FORMAT_SELL &&
+        opt->format != PSL_FORMAT_PACKSELL) /* the device builds below; other formats: none */
+        return psl_error(PSL_ERR_NOT_SUPPORTED,
+                         "psl_dmatrix_convert builds CSR, SELL and PackSELL matrices only (not %s)",
+                         psl_format_display(opt->format));
     if (!A->row_ptr && A->nrows > 0)
         return psl_error(PSL_ERR_NULL_POINTER, "device CSR: row_ptr is NULL for %ld rows",
                          (long)A->nrows);
