@@ -6,23 +6,13 @@
  */
 #include "cli.h"
 
-#include <ctype.h>
 #include <string.h>
-
-/* Case-insensitive string equality. */
-static int same(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
 
 int cli_precision_parse(const char *s, psl_precision *out)
 {
     static const psl_precision all[] = {PSL_PREC_FP16, PSL_PREC_FP32, PSL_PREC_FP64};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (same(s, psl_precision_name(all[i]))) {
+        if (cli_same(s, psl_precision_name(all[i]))) {
             *out = all[i];
             return 0;
         }

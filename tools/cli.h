@@ -127,6 +127,8 @@ struct cli_json; /* the JSON writer, below */
  * default) and converts *A in place (its seconds added to *seconds) and
  * fills *choice. */
 int cli_format_is_auto(const cli_format_args *fa);
+/* Case-insensitive string equality (option values of the command). */
+int cli_same(const char *a, const char *b);
 int cli_precision_parse(const char *s, psl_precision *out);
 int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
                      const psl_device_model *model, psl_matrix **A, psl_choice *choice,

@@ -18,8 +18,7 @@ psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds)
     return st;
 }
 
-/* Case-insensitive string equality. */
-static int same(const char *a, const char *b)
+int cli_same(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
@@ -95,18 +94,18 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
 static int permute_overflow(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
 {
     if (fa->permute) {
-        if (same(fa->permute, "implicit"))
+        if (cli_same(fa->permute, "implicit"))
             opt->permute = PSL_PERMUTE_IMPLICIT;
-        else if (same(fa->permute, "explicit"))
+        else if (cli_same(fa->permute, "explicit"))
             opt->permute = PSL_PERMUTE_EXPLICIT;
         else
             return cli_usage_error(cmd, "unknown --permute '%s' (expected implicit or explicit)",
                                    fa->permute);
     }
     if (fa->overflow) {
-        if (same(fa->overflow, "error"))
+        if (cli_same(fa->overflow, "error"))
             opt->overflow = PSL_OVERFLOW_ERROR;
-        else if (same(fa->overflow, "saturate"))
+        else if (cli_same(fa->overflow, "saturate"))
             opt->overflow = PSL_OVERFLOW_SATURATE;
         else
             return cli_usage_error(cmd, "unknown --overflow '%s' (expected error or saturate)",
@@ -115,7 +114,7 @@ static int permute_overflow(const char *cmd, const cli_format_args *fa, psl_conv
     return CLI_OK;
 }
 
-int cli_format_is_auto(const cli_format_args *fa) { return fa->format && same(fa->format, "auto"); }
+int cli_format_is_auto(const cli_format_args *fa) { return fa->format && cli_same(fa->format, "auto"); }
 
 /* --format auto: the matrix is loaded as FP64 CSR for the chooser; the
  * options the chooser decides are refused, --precision is required. */
@@ -149,7 +148,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
     opt->permute = PSL_PERMUTE_IMPLICIT;
 
     const char *f = fa->format ? fa->format : "csr";
-    if (same(f, "auto"))
+    if (cli_same(f, "auto"))
         return auto_options(cmd, fa, opt);
     if (fa->precision)
         return cli_usage_error(cmd, "--precision applies only to --format auto");
@@ -268,13 +267,13 @@ fail:
     return cli_lib_error(cmd, st);
 }
 
-int cli_device_is_cuda(const char *device) { return device && same(device, "cuda"); }
+int cli_device_is_cuda(const char *device) { return device && cli_same(device, "cuda"); }
 
 int cli_check_device(const char *cmd, const char *device)
 {
-    if (!device || same(device, "cpu"))
+    if (!device || cli_same(device, "cpu"))
         return CLI_OK;
-    if (!same(device, "cuda"))
+    if (!cli_same(device, "cuda"))
         return cli_usage_error(cmd, "unknown --device '%s' (expected cpu or cuda)", device);
     int count = 0;
     psl_status st = psl_cuda_device_count(&count);
