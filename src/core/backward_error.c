@@ -10,16 +10,13 @@
 
 #include <math.h>
 
-/* Rows (or entries) below which the loops run on one thread. */
-#define PAR_MIN 4096
-
 /* First index of a non-finite entry of v[0..n), or -1; *norm = max |v_i|. */
 static int64_t first_nonfinite(const double *v, int64_t n, double *norm)
 {
     int64_t first = INT64_MAX;
     double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(min : first) reduction(max : m) \
-    if (n > PAR_MIN)
+    if (n > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         if (!isfinite(v[i])) {
             if (i < first)
@@ -63,7 +60,7 @@ psl_status psl_spmv_backward_error(const psl_matrix *A, double alpha, const doub
     const int32_t *ci = A->col_idx;
     const double *va = A->values;
     double num = 0.0, norm_a = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : num, norm_a) if (A->nnz > PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(max : num, norm_a) if (A->nnz > PSL_PAR_MIN)
     for (int64_t i = 0; i < m; i++) {
         double sum = 0.0, abs_sum = 0.0;
         for (int64_t k = rp[i]; k < rp[i + 1]; k++) {

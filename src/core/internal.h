@@ -105,6 +105,9 @@ void psl_error_clear(void);
             return psl_try_st_;             \
     } while (0)
 
+/* Rows (or entries) below which loops stay serial: thread start-up costs more. */
+#define PSL_PAR_MIN 4096
+
 /* ---- allocation: sizes checked for overflow; NULL on failure ---- */
 void *psl_malloc(size_t nmemb, size_t size);
 void *psl_calloc(size_t nmemb, size_t size);

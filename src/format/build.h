@@ -20,9 +20,6 @@
 extern "C" {
 #endif
 
-/* Rows (or entries) below which loops stay serial: thread start-up costs more. */
-#define PSL_PAR_MIN 4096
-
 /* Check the options of a conversion that matter for opt->format (also used
  * by the device conversion, psl_dmatrix_convert). */
 psl_status psl_convert_check_options(const psl_convert_options *opt);

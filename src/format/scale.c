@@ -11,25 +11,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copies of A's row pointers and columns, and room for the new values. */
-static psl_status copy_pattern(const psl_matrix *A, int64_t **rp, int32_t **ci, double **v)
+/* The arrays of a scaled copy of A: copies of its row pointers and
+ * columns, room for the new values and for the n scale factors (what names
+ * them in an out-of-memory message). On failure nothing is left allocated. */
+typedef struct scaled {
+    int64_t *rp;
+    int32_t *ci;
+    double *v, *g;
+} scaled;
+
+static void scaled_free(scaled *c)
 {
-    *rp = NULL;
-    *ci = NULL;
-    *v = NULL;
+    free(c->rp);
+    free(c->ci);
+    free(c->v);
+    free(c->g);
+    memset(c, 0, sizeof *c);
+}
+
+static psl_status scaled_new(scaled *c, const psl_matrix *A, const char *what)
+{
+    memset(c, 0, sizeof *c);
     psl_status st;
-    if ((st = psl_alloc((void **)rp, (size_t)A->nrows + 1, sizeof **rp, "row pointers")) !=
+    if ((st = psl_alloc((void **)&c->rp, (size_t)A->nrows + 1, sizeof *c->rp,
+                        "row pointers")) != PSL_OK ||
+        (st = psl_alloc((void **)&c->ci, (size_t)A->nnz, sizeof *c->ci, "column indices")) !=
             PSL_OK ||
-        (st = psl_alloc((void **)ci, (size_t)A->nnz, sizeof **ci, "column indices")) != PSL_OK ||
-        (st = psl_alloc((void **)v, (size_t)A->nnz, sizeof **v, "values")) != PSL_OK) {
-        free(*rp);
-        free(*ci);
+        (st = psl_alloc((void **)&c->v, (size_t)A->nnz, sizeof *c->v, "values")) != PSL_OK ||
+        (st = psl_alloc((void **)&c->g, (size_t)A->nrows, sizeof *c->g, what)) != PSL_OK) {
+        scaled_free(c);
         return st;
     }
-    memcpy(*rp, A->row_ptr, ((size_t)A->nrows + 1) * sizeof **rp);
+    memcpy(c->rp, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *c->rp);
     if (A->nnz > 0)
-        memcpy(*ci, A->col_idx, (size_t)A->nnz * sizeof **ci);
+        memcpy(c->ci, A->col_idx, (size_t)A->nnz * sizeof *c->ci);
     return PSL_OK;
+}
+
+/* The scaled copy becomes *out (psl_csr_adopt owns its arrays in every
+ * case), and on success its factors go to g (may be NULL). */
+static psl_status scaled_adopt(scaled *c, psl_matrix **out, const psl_matrix *A, double *g)
+{
+    psl_status st = psl_csr_adopt(out, A->nrows, A->ncols, c->rp, c->ci, c->v, PSL_CSR_TRUSTED);
+    c->rp = NULL;
+    c->ci = NULL;
+    c->v = NULL;
+    if (st == PSL_OK && g && A->nrows > 0)
+        memcpy(g, c->g, (size_t)A->nrows * sizeof *g);
+    scaled_free(c);
+    return st;
 }
 
 psl_status psl_matrix_scale_rows(psl_matrix **out, const psl_matrix *A, double *g)
@@ -41,17 +71,9 @@ psl_status psl_matrix_scale_rows(psl_matrix **out, const psl_matrix *A, double *
     const int64_t n = A->nrows;
     const int64_t *arp = A->row_ptr;
     const double *av = A->values;
-    int64_t *rp;
-    int32_t *ci;
-    double *v, *gs = NULL;
-    PSL_TRY(copy_pattern(A, &rp, &ci, &v));
-    psl_status st = psl_alloc((void **)&gs, (size_t)n, sizeof *gs, "row scale factors");
-    if (st != PSL_OK) {
-        free(rp);
-        free(ci);
-        free(v);
-        return st;
-    }
+    scaled c;
+    PSL_TRY(scaled_new(&c, A, "row scale factors"));
+    double *v = c.v, *gs = c.g;
 #pragma omp parallel for schedule(static) if (A->nnz > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         double s = 0.0;
@@ -62,11 +84,7 @@ psl_status psl_matrix_scale_rows(psl_matrix **out, const psl_matrix *A, double *
             v[k] = s > 0 ? av[k] / s : av[k];
         gs[i] = s > 0 ? s : 1.0;
     }
-    st = psl_csr_adopt(out, A->nrows, A->ncols, rp, ci, v, PSL_CSR_TRUSTED);
-    if (st == PSL_OK && g && n > 0)
-        memcpy(g, gs, (size_t)n * sizeof *g);
-    free(gs);
-    return st;
+    return scaled_adopt(&c, out, A, g);
 }
 
 psl_status psl_matrix_scale_symmetric(psl_matrix **out, const psl_matrix *A, double *gbar)
@@ -84,13 +102,9 @@ psl_status psl_matrix_scale_symmetric(psl_matrix **out, const psl_matrix *A, dou
     const int64_t *arp = A->row_ptr;
     const int32_t *aci = A->col_idx;
     const double *av = A->values;
-    int64_t *rp;
-    int32_t *ci;
-    double *v, *gs = NULL;
-    PSL_TRY(copy_pattern(A, &rp, &ci, &v));
-    psl_status st = psl_alloc((void **)&gs, (size_t)n, sizeof *gs, "diagonal scale factors");
-    if (st != PSL_OK)
-        goto fail;
+    scaled c;
+    PSL_TRY(scaled_new(&c, A, "diagonal scale factors"));
+    double *v = c.v, *gs = c.g;
 #pragma omp parallel for schedule(static) if (A->nnz > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         double d = 0.0;
@@ -112,25 +126,15 @@ psl_status psl_matrix_scale_symmetric(psl_matrix **out, const psl_matrix *A, dou
         int64_t k = arp[first_bad];
         while (isfinite(v[k]))
             k++;
-        st = psl_error_at(PSL_ERR_NONFINITE, -1, first_bad, aci[k],
-                          "psl_matrix_scale_symmetric: entry %g at row %lld, column %lld "
-                          "(0-based) overflows when divided by gbar_i * gbar_j = %g * %g",
-                          av[k], (long long)first_bad, (long long)aci[k], gs[first_bad],
-                          gs[aci[k]]);
-        goto fail;
+        psl_status st = psl_error_at(
+            PSL_ERR_NONFINITE, -1, first_bad, aci[k],
+            "psl_matrix_scale_symmetric: entry %g at row %lld, column %lld "
+            "(0-based) overflows when divided by gbar_i * gbar_j = %g * %g",
+            av[k], (long long)first_bad, (long long)aci[k], gs[first_bad], gs[aci[k]]);
+        scaled_free(&c);
+        return st;
     }
-    st = psl_csr_adopt(out, A->nrows, A->ncols, rp, ci, v, PSL_CSR_TRUSTED);
-    rp = NULL; /* adopted, or freed by psl_csr_adopt */
-    ci = NULL;
-    v = NULL;
-    if (st == PSL_OK && gbar && n > 0)
-        memcpy(gbar, gs, (size_t)n * sizeof *gbar);
-fail:
-    free(rp);
-    free(ci);
-    free(v);
-    free(gs);
-    return st;
+    return scaled_adopt(&c, out, A, gbar);
 }
 
 psl_status psl_vector_div_diag(int64_t n, const double *d, const double *x, double *y)
