@@ -18,7 +18,9 @@
  *  - Indices: int32 for rows and columns, int64 for nonzero counts, row
  *    pointers, slice offsets and byte sizes. Handles are 0-based inside;
  *    1-based input is accepted at the CSR boundary.
- *  - All pointers are host memory. All calls are synchronous and
+ *  - All pointers are host memory, except the device arrays of the CUDA
+ *    section and the data of vectors on a CUDA executor. All calls are
+ *    synchronous (the solver layer: see its section) and
  *    deterministic (the same inputs give the same bits, whatever the number
  *    of OpenMP threads).
  *  - Handles are not thread-safe for concurrent destroy; const handles may be
@@ -60,6 +62,8 @@ typedef enum psl_status {
     PSL_ERR_SIZE_OVERFLOW = -22,  /* a size exceeds the index types (int32 rows, int64 words) */
     PSL_ERR_NOT_SUPPORTED = -23,  /* feature not compiled in (e.g. CUDA in a CPU build) */
     PSL_ERR_CUDA = -24,           /* a CUDA runtime or cuSPARSE call failed */
+    PSL_ERR_NOT_CONVERGED = -25,  /* a solve stopped at its iteration limit (result: residual) */
+    PSL_ERR_BREAKDOWN = -26,      /* a solve broke down: p.Ap <= 0 (indefinite), NaN, stagnation */
     PSL_ERR_INTERNAL = -30        /* a bug in libpacksell: please report it */
 } psl_status;
 
@@ -744,6 +748,293 @@ psl_status psl_dspmv_workspace_size(const psl_dmatrix *dA, psl_scalar vec_type,
 psl_status psl_dspmv(double alpha, const psl_dmatrix *dA, const void *d_x, double beta,
                      void *d_y, psl_scalar vec_type, void *workspace,
                      size_t workspace_bytes, void *stream);
+
+/* ============================================================= solvers
+ *
+ * Krylov solvers written once over three objects, whatever the backend:
+ *  - an executor (psl_exec): where vectors live and operations run, the CPU
+ *    (OpenMP) or one CUDA device and stream;
+ *  - vectors (psl_vec): a length, a scalar type (FP64, FP32, FP16) and data
+ *    in the executor's memory, owned or a view of the caller's array;
+ *  - operators (psl_op): anything computing y = alpha*Op(x) + beta*y --
+ *    matrices of every format and codec, preconditioners and solvers, so that
+ *    solvers nest (a solver with fixed_iters > 0 is an operator).
+ * On a CUDA executor every operation is asynchronous on the executor's stream
+ * except those returning a host value (psl_vec_dot, psl_vec_norm2,
+ * psl_vec_get, psl_solver_solve), which synchronize it. A solve keeps its
+ * vectors and scalars on the device; an iteration reads one small block of
+ * scalars back for its convergence test. Results are deterministic: the same
+ * inputs on the same executor give the same bits, whatever the number of
+ * threads. An executor, its vectors and operators are used by one host
+ * thread at a time. */
+
+/* ------------------------------------------------------------- executors */
+
+typedef struct psl_exec psl_exec;
+
+/* An executor running on the host with OpenMP. */
+psl_status psl_exec_create_cpu(psl_exec **ex);
+/* An executor on CUDA device `device` (>= 0) and `stream` (a cudaStream_t
+ * as void*, NULL: the legacy default stream; the caller keeps ownership of
+ * it). PSL_ERR_NOT_SUPPORTED in a build without CUDA; PSL_ERR_CUDA when the
+ * device does not exist. The executor makes `device` current on the calling
+ * thread whenever it runs. */
+psl_status psl_exec_create_cuda(psl_exec **ex, int device, void *stream);
+/* Destroy an executor (its vectors and operators first); *ex = NULL. */
+void psl_exec_destroy(psl_exec **ex);
+/* Wait for the executor's queued work. */
+psl_status psl_exec_synchronize(psl_exec *ex);
+/* 1 for a CUDA executor, 0 for the CPU (NULL: 0). */
+int psl_exec_is_cuda(const psl_exec *ex);
+
+/* ------------------------------------------------------------- vectors */
+
+typedef struct psl_vec psl_vec;
+
+/* Ownership of caller memory given to psl_vec_wrap. */
+typedef enum psl_mem {
+    PSL_MEM_COPY = 0, /* the vector owns new memory holding a copy of the host array */
+    PSL_MEM_VIEW = 1  /* the vector uses the caller's array, in the executor's memory
+                         (host for the CPU, device memory for CUDA); the caller
+                         keeps it alive and frees it after psl_vec_destroy */
+} psl_mem;
+
+/* A new owned vector of n >= 0 entries of type (FP64, FP32, FP16), zeroed. */
+psl_status psl_vec_create(psl_vec **v, psl_exec *ex, int64_t n, psl_scalar type);
+/* A vector over data (n entries of type): a copy of a HOST array
+ * (PSL_MEM_COPY; data may then be NULL only when n == 0) or a view of an array
+ * in the executor's memory (PSL_MEM_VIEW). On a CUDA executor a view of host
+ * memory is refused (PSL_ERR_INVALID_VALUE). */
+psl_status psl_vec_wrap(psl_vec **v, psl_exec *ex, int64_t n, psl_scalar type, void *data,
+                        psl_mem mode);
+/* Destroy a vector (a view leaves the caller's array alone); *v = NULL. */
+void psl_vec_destroy(psl_vec **v);
+/* Length, type and data pointer (executor memory) of v; any output may be NULL. */
+psl_status psl_vec_info(const psl_vec *v, int64_t *n, psl_scalar *type, void **data);
+/* v = host (n doubles, converted to v's type, round-to-nearest-even). */
+psl_status psl_vec_set(psl_vec *v, const double *host);
+/* host (n doubles) = v, exactly. Synchronizes. */
+psl_status psl_vec_get(const psl_vec *v, double *host);
+/* Every entry of v = value. */
+psl_status psl_vec_fill(psl_vec *v, double value);
+/* y = x, converting between types (same length; x and y distinct). */
+psl_status psl_vec_copy(const psl_vec *x, psl_vec *y);
+/* x = a*x. */
+psl_status psl_vec_scale(double a, psl_vec *x);
+/* y = a*x + b*y (same length and type; b == 0: y is not read). Arithmetic in
+ * FP64 for FP64 vectors, FP32 otherwise. */
+psl_status psl_vec_axpby(double a, const psl_vec *x, double b, psl_vec *y);
+/* *result = x.y, accumulated in acc (PSL_FP64 or PSL_FP32), in a fixed order
+ * that depends on the length only. Synchronizes. */
+psl_status psl_vec_dot(const psl_vec *x, const psl_vec *y, psl_scalar acc, double *result);
+/* *result = ||x||_2, accumulated as psl_vec_dot. Synchronizes. */
+psl_status psl_vec_norm2(const psl_vec *x, psl_scalar acc, double *result);
+
+/* ------------------------------------------------------------- operators */
+
+typedef struct psl_op psl_op;
+
+/* An operator applying matrix A to vectors of vec_type (FP64, FP32, FP16;
+ * accumulation as psl_spmv). On the CPU the operator reads A, which must
+ * outlive it; on CUDA it holds a device copy (psl_dmatrix_upload) and its
+ * SpMV workspace. Any format and codec; an explicitly permuted matrix is
+ * refused (its products come out in stored row order). */
+psl_status psl_op_matrix(psl_op **op, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type);
+/* The same over a device matrix (a view: dA must outlive the operator). */
+psl_status psl_op_dmatrix(psl_op **op, psl_exec *ex, const psl_dmatrix *dA, psl_scalar vec_type);
+/* y = alpha*Op(x) + beta*y (beta == 0: y is not read). x and y: the
+ * operator's input and output types and lengths, on its executor, distinct. */
+psl_status psl_op_apply(const psl_op *op, double alpha, const psl_vec *x, double beta,
+                        psl_vec *y);
+/* Shape and vector types of an operator; any output may be NULL. */
+psl_status psl_op_info(const psl_op *op, int64_t *nrows, int64_t *ncols, psl_scalar *in_type,
+                       psl_scalar *out_type);
+/* Destroy an operator made by psl_op_* or psl_precond_* (not the operator of
+ * a solver: psl_solver_destroy); *op = NULL. */
+void psl_op_destroy(psl_op **op);
+
+/* ------------------------------------------------------------- preconditioners */
+
+/* Jacobi: y = alpha * D^-1 x + beta*y with D the diagonal of the square FP64
+ * CSR matrix A, in vectors of vec_type. A zero, negative, NaN or missing
+ * diagonal entry fails with PSL_ERR_INVALID_MATRIX naming the row (CG needs
+ * an SPD preconditioner). */
+psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type);
+
+/* Options of SD-AINV (Suzuki, Fukaya, Iwashita 2022): M^-1 = Z D^-1 W^T. */
+typedef struct psl_sdainv_options {
+    double drop_tol;  /* absolute drop tolerance: entries with |v| < drop_tol are
+                         dropped (default 0.1; >= 0 and < 1) */
+    double acc;       /* the unit diagonal of w_i is multiplied by acc when d_i is
+                         formed (default 1.0; finite, > 0) */
+    int symmetric;    /* 1: build Z only (W = Z, A must be symmetric); 0: build
+                         both; -1 (default): 1 when A equals its transpose */
+} psl_sdainv_options;
+
+void psl_sdainv_options_init(psl_sdainv_options *opt);
+
+/* Build the SD-AINV factors of a square FP64 CSR matrix A in FP64, as two
+ * FP64 CSR matrices: Wt = W^T and ZDinv = Z D^-1, so that the
+ * preconditioner is y = ZDinv (Wt x). The build is left-looking over the
+ * rows of A (the set of j used follows A's pattern; w_i and z_i fill in
+ * through w_j and z_j, limited by the drop); d_i == 0 is replaced by 1.
+ * Every row of A must hold its diagonal (PSL_ERR_INVALID_MATRIX naming the
+ * row otherwise). *Wt and *ZDinv are new handles (destroy both). */
+psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
+                            psl_matrix **Wt, psl_matrix **ZDinv);
+
+/* A preconditioner y = alpha * F2 (F1 x) + beta*y from two matrices (for
+ * SD-AINV: F1 = Wt, F2 = ZDinv), each converted with *storage (NULL: kept
+ * as given; psl_matrix_convert of FP64 CSR) and applied to vectors of
+ * vec_type with one workspace vector. The operator keeps its own copies. */
+psl_status psl_precond_product(psl_op **M, psl_exec *ex, const psl_matrix *F1,
+                               const psl_matrix *F2, const psl_convert_options *storage,
+                               psl_scalar vec_type);
+
+/* ------------------------------------------------------------- Krylov solvers */
+
+typedef enum psl_method {
+    PSL_METHOD_CG = 0,  /* preconditioned conjugate gradients */
+    PSL_METHOD_FCG = 1  /* flexible CG (Notay 2000), for a variable preconditioner */
+} psl_method;
+
+/* Why a solve ended (psl_solve_result.reason). */
+typedef enum psl_reason {
+    PSL_REASON_CONVERGED = 0,   /* ||b - A x||_2 / ||b||_2 < tol (the true residual) */
+    PSL_REASON_FIXED_ITERS = 1, /* fixed_iters iterations were run */
+    PSL_REASON_MAX_ITERS = 2,   /* max_iters reached (PSL_ERR_NOT_CONVERGED) */
+    PSL_REASON_INDEFINITE = 3,  /* p.Ap <= 0 or z.r <= 0 (PSL_ERR_BREAKDOWN) */
+    PSL_REASON_NONFINITE = 4,   /* NaN or Inf in a scalar of the iteration (PSL_ERR_BREAKDOWN) */
+    PSL_REASON_STAGNATION = 5   /* the residual stopped decreasing (PSL_ERR_BREAKDOWN) */
+} psl_reason;
+
+/* Name of a reason ("converged", "max-iters", ...). */
+const char *psl_reason_name(psl_reason reason);
+
+/* Called after each outer iteration (and once with iter = 0 at the start)
+ * with the relative residual the iteration computes (recursive: the true
+ * one is checked when it falls below tol). */
+typedef void (*psl_monitor_fn)(void *ctx, int32_t iter, double relres);
+
+/* Options of a solver. psl_solver_options_init sets the defaults. */
+typedef struct psl_solver_options {
+    psl_scalar vec_type;     /* FP64 (default) or FP32: vectors and arithmetic */
+    psl_scalar dot_acc;      /* accumulation of dot products: FP64 (default), FP32 */
+    double tol;              /* relative residual to reach (default 1e-9), > 0 */
+    int32_t max_iters;       /* iteration limit (default 10000), >= 1 */
+    int32_t fixed_iters;     /* > 0: an inner solver: exactly this many iterations
+                                from x = 0 on b/||b||, scaled back, testing
+                                nothing; p.Ap <= 0 ends it early; default 0 */
+    int32_t fcg_mmax;        /* FCG: directions kept (default 1), 1..64 */
+    int32_t fcg_restart;     /* FCG: 0 (default) keep the last mmax directions;
+                                1 Notay's truncate-and-restart schedule
+                                m_i = ((i-1) mod mmax) + 1 (PETSc KSPFCG) */
+    int32_t stagnation_iters;/* breakdown when the residual has not decreased
+                                below its best for this many iterations
+                                (default 0: never) */
+    const psl_op *residual_op; /* FP64 operator for the true residual test
+                                (NULL: the solver's A, in its vector type) */
+    psl_monitor_fn monitor;  /* NULL: none */
+    void *monitor_ctx;
+} psl_solver_options;
+
+void psl_solver_options_init(psl_solver_options *opt);
+
+/* What a solve did. */
+typedef struct psl_solve_result {
+    psl_reason reason;
+    int32_t iterations;        /* outer iterations */
+    int64_t inner_iterations;  /* iterations of the solvers inside the preconditioner */
+    double relres;             /* true ||b - A x||_2 / ||b||_2, in FP64 (residual_op) */
+    double relres_recursive;   /* the residual the recurrence reached */
+    double seconds;            /* wall time of the solve (queued work included) */
+} psl_solve_result;
+
+typedef struct psl_solver psl_solver;
+
+/* A solver of A x = b with preconditioner M (NULL: none), both operators on
+ * the same executor, A square, M of A's shape; vectors of opt->vec_type, which
+ * must be A's and M's input and output type. Work vectors are allocated
+ * here. A and M must outlive the solver. */
+psl_status psl_solver_create(psl_solver **s, psl_method method, const psl_op *A, const psl_op *M,
+                             const psl_solver_options *opt);
+/* Solve from the initial guess in x (fixed_iters > 0: from zero). Returns
+ * PSL_OK when converged (or fixed_iters done), PSL_ERR_NOT_CONVERGED at
+ * max_iters, PSL_ERR_BREAKDOWN on breakdown; in those three cases *res is
+ * filled and x holds the last iterate, finite: an update with a non-finite
+ * or non-positive curvature is never applied. Misuse (wrong lengths or
+ * types, NaN or Inf in b: PSL_ERR_NONFINITE) leaves x untouched. res may be
+ * NULL. */
+psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_solve_result *res);
+/* The solver as an operator y = alpha*S(x) + beta*y, for fixed_iters > 0
+ * (NULL otherwise); owned by the solver. */
+const psl_op *psl_solver_op(const psl_solver *s);
+/* Iterations run inside this solver as an operator since its creation. */
+int64_t psl_solver_op_iterations(const psl_solver *s);
+void psl_solver_destroy(psl_solver **s);
+
+/* ------------------------------------------------------------- one call */
+
+/* Preconditioners of psl_solve. */
+typedef enum psl_precond_kind {
+    PSL_PRECOND_NONE = 0,
+    PSL_PRECOND_JACOBI = 1,
+    PSL_PRECOND_SDAINV = 2
+} psl_precond_kind;
+
+/* Methods of psl_solve: CG and FCG as above; IOCG = FCG in the outer vector
+ * type whose preconditioner is inner_iters iterations of CG in FP32 vectors
+ * from zero on r/||r|| (scaled back), with the matrix stored as
+ * inner_storage and the preconditioner in FP32 vectors. */
+typedef enum psl_solve_method {
+    PSL_SOLVE_CG = 0,
+    PSL_SOLVE_FCG = 1,
+    PSL_SOLVE_IOCG = 2
+} psl_solve_method;
+
+typedef struct psl_solve_config {
+    psl_solve_method method;           /* default CG */
+    psl_precond_kind precond;          /* default Jacobi */
+    psl_sdainv_options sdainv;         /* SD-AINV build options */
+    psl_convert_options storage;       /* the outer matrix (default CSR FP64) */
+    psl_convert_options precond_storage; /* SD-AINV factors (default: CSR FP64
+                                          outer; IOCG inner: FP32 SELL) */
+    psl_convert_options inner_storage; /* IOCG inner matrix (default PackSELL,
+                                          codec E8M14 (D = 8), C = 32, sigma = 256) */
+    int32_t inner_iters;               /* IOCG m_in (default 50), >= 1 */
+    int scale;                         /* 1 (default): solve Gbar^-1 A Gbar^-1 y =
+                                          Gbar^-1 b, x = Gbar^-1 y, gbar_i =
+                                          sqrt|a_ii| (1 if zero or missing) */
+    int device;                        /* -1 (default): CPU; >= 0: CUDA device */
+    psl_solver_options solver;         /* outer solver (tol, max_iters, vec_type,
+                                          fcg_*, monitor); residual_op is set
+                                          by psl_solve */
+} psl_solve_config;
+
+void psl_solve_config_init(psl_solve_config *cfg);
+
+/* Setup and solve times of psl_solve, in seconds, and the outcome. */
+typedef struct psl_solve_report {
+    psl_solve_result result;   /* relres: of the solved (scaled) system */
+    double relres_unscaled;    /* ||b - A x||_2 / ||b||_2 of the caller's A, b, x */
+    double scale_seconds;      /* symmetric scaling of A and b */
+    double convert_seconds;    /* format conversions of A (outer and inner) */
+    double precond_seconds;    /* preconditioner build (SD-AINV: the factors
+                                  and their conversion) */
+    double upload_seconds;     /* copies to the device (CUDA) */
+    double solve_seconds;      /* the iteration, to the final true residual */
+} psl_solve_report;
+
+/* Solve A x = b for a square FP64 CSR matrix A: b and x are host arrays of
+ * nrows doubles; x holds the initial guess on entry (zeros for the usual
+ * x0 = 0) and the solution on return. Builds what cfg asks (scaling,
+ * conversions, preconditioner, device copies), solves, and frees it all.
+ * Returns as psl_solver_solve; on misuse (bad cfg, A not square, NaN or
+ * Inf in b or x, zero diagonal for Jacobi) x is untouched and report not
+ * written. report may be NULL. */
+psl_status psl_solve(const psl_matrix *A, const double *b, double *x,
+                     const psl_solve_config *cfg, psl_solve_report *report);
+
 
 #ifdef __cplusplus
 }
