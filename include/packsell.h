@@ -932,6 +932,10 @@ typedef struct psl_solver_options {
     int32_t stagnation_iters;/* breakdown when the residual has not decreased
                                 below its best for this many iterations
                                 (default 0: never) */
+    int32_t recursive_stop;  /* 1: stop when the recursive residual is below tol
+                                without confirming the true one (the rule of
+                                most reference codes; relres still reports the
+                                true residual); default 0 */
     const psl_op *residual_op; /* FP64 operator for the true residual test
                                 (NULL: the solver's A, in its vector type) */
     psl_monitor_fn monitor;  /* NULL: none */
