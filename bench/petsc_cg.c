@@ -9,7 +9,7 @@
  * libpacksell without the solver layer.
  *
  * Usage: petsc_cg MATRIX [--rhs FILE] [--seed S] [--tol T] [--max-iters N]
- *                        [--rounds R] [--petsc-only] [--json FILE]
+ *                        [--rounds R] [--spmv K] [--petsc-only] [--json FILE]
  *   MATRIX  a generator spec (gen:hpcg:X:Y:Z, ...) or a Matrix Market file,
  *           opened with psl_matrix_open
  *   b       read with --rhs, else uniform in [0,1) from splitmix64 seeded
@@ -25,7 +25,9 @@
  *   psl_cg     psl_exec_create_cpu, psl_op_matrix, psl_precond_jacobi,
  *              psl_solver_create(CG) once; psl_solver_solve timed alone.
  * Every x gets its true residual ||b - A x||_2 / ||b||_2 from the plain FP64
- * CSR loop below. PETSc's SeqAIJ and vector kernels are single-threaded;
+ * CSR loop below. Each round also times K (default 20) products y = A x
+ * alone, PETSc's MatMult and our FP64 CSR operator's apply, to split the
+ * time of an iteration into its SpMV and the rest. PETSc's SeqAIJ and vector kernels are single-threaded;
  * ours use OMP_NUM_THREADS threads (printed).
  */
 #include <petscksp.h>
@@ -53,12 +55,25 @@ typedef struct side {
     const char *reason;
     double setup[2];              /* petsc: PCSetUp, KSPSetUp; psl_cg: operators, solver */
     double setup_solve[4];        /* psl_solve: scale, convert, precond, upload (median round) */
+    double spmv[MAX_ROUNDS];      /* petsc, psl_cg: seconds of one SpMV alone */
+    double cpu[MAX_ROUNDS];       /* petsc, psl_cg: thread CPU seconds of the solve */
+    double spmv_cpu[MAX_ROUNDS];  /* and of one SpMV */
 } side;
 
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU time of the calling thread: with one OpenMP thread all of a solve's
+ * work runs on it, so on a shared machine this is the time the solve itself
+ * took, free of the time other processes held the core. */
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -144,6 +159,7 @@ typedef struct problem {
     double tol;
     int32_t max_iters;
     int rounds;
+    int spmv_reps;
 } problem;
 
 /* PETSc's state across rounds. */
@@ -218,9 +234,10 @@ static int petsc_round(const problem *p, petsc_side *ps, side *out, int r)
     KSPConvergedReason why;
     const PetscScalar *xa;
     PCHK(VecSet(ps->x, 0.0));
-    double t0 = now();
+    double c0 = cpu_now(), t0 = now();
     PCHK(KSPSolve(ps->ksp, ps->b, ps->x));
     double t1 = now();
+    out->cpu[r] = cpu_now() - c0;
     PCHK(KSPGetIterationNumber(ps->ksp, &its));
     PCHK(KSPGetResidualNorm(ps->ksp, &rnorm));
     PCHK(KSPGetConvergedReason(ps->ksp, &why));
@@ -235,6 +252,14 @@ static int petsc_round(const problem *p, petsc_side *ps, side *out, int r)
     out->rec_rel[r] = (double)rnorm / sqrt(bn);
     out->reason = KSPConvergedReasons[why];
     out->ran = 1;
+    out->spmv[r] = 0.0;
+    if (p->spmv_reps > 0) {
+        double c1 = cpu_now(), s0 = now();
+        for (int k = 0; k < p->spmv_reps; k++)
+            PCHK(MatMult(ps->A, ps->b, ps->x));
+        out->spmv[r] = (now() - s0) / p->spmv_reps;
+        out->spmv_cpu[r] = (cpu_now() - c1) / p->spmv_reps;
+    }
     return 0;
 fail:
     return -1;
@@ -292,9 +317,10 @@ static int ours_round(const problem *p, ours_side *os, side *out, int r)
 {
     psl_solve_result res;
     LCHK(psl_vec_fill(os->x, 0.0));
-    double t0 = now();
+    double c0 = cpu_now(), t0 = now();
     psl_status st = psl_solver_solve(os->s, os->b, os->x, &res);
     double t1 = now();
+    out->cpu[r] = cpu_now() - c0;
     if (st != PSL_OK && st != PSL_ERR_NOT_CONVERGED && st != PSL_ERR_BREAKDOWN)
         LCHK(st);
     out->iters[r] = res.iterations;
@@ -304,6 +330,14 @@ static int ours_round(const problem *p, ours_side *os, side *out, int r)
     out->rec_rel[r] = res.relres_recursive;
     out->reason = psl_reason_name(res.reason);
     out->ran = 1;
+    out->spmv[r] = 0.0;
+    if (p->spmv_reps > 0) {
+        double c1 = cpu_now(), s0 = now();
+        for (int k = 0; k < p->spmv_reps; k++)
+            LCHK(psl_op_apply(os->A, 1.0, os->b, 0.0, os->x));
+        out->spmv[r] = (now() - s0) / p->spmv_reps;
+        out->spmv_cpu[r] = (cpu_now() - c1) / p->spmv_reps;
+    }
     return 0;
 fail:
     return -1;
@@ -370,6 +404,7 @@ static void usage(void)
             "  --rhs   b from a Matrix Market vector (default: uniform [0,1), --seed, default 1)\n"
             "  --tol   relative residual (default 1e-9); --max-iters (default 10000)\n"
             "  --rounds R  alternating rounds, the median reported (default 3, at most %d)\n"
+            "  --spmv K    SpMVs timed alone per round and side (default 20; 0: none)\n"
             "  --petsc-only  time PETSc alone\n",
             MAX_ROUNDS);
 }
@@ -390,6 +425,12 @@ static void json_side(FILE *f, const side *s, int rounds, double petsc_per_iter,
     for (int r = 0; r < rounds; r++)
         fprintf(f, "%s%d", r ? ", " : "", s->iters[r]);
     fprintf(f, "]");
+    if (strcmp(s->name, "psl_solve"))
+        fprintf(f, ", \"spmv_s_median\": %.6e, \"cpu_s_median\": %.6e, \"cpu_s_per_iter\": %.6e, "
+                   "\"spmv_cpu_s_median\": %.6e",
+                median(s->spmv, rounds), median(s->cpu, rounds),
+                s->iters[m] > 0 ? median(s->cpu, rounds) / s->iters[m] : 0.0,
+                median(s->spmv_cpu, rounds));
     if (!strcmp(s->name, "petsc"))
         fprintf(f, ", \"pcsetup_s\": %.6e, \"kspsetup_s\": %.6e", s->setup[0], s->setup[1]);
     else if (!strcmp(s->name, "psl_cg"))
@@ -406,7 +447,7 @@ int main(int argc, char **argv)
     const char *source = NULL, *rhs = NULL, *json = NULL;
     uint64_t seed = 1;
     double tol = 1e-9;
-    long max_iters = 10000, rounds = 3;
+    long max_iters = 10000, rounds = 3, spmv_reps = 20;
     int petsc_only = 0, rc = 1, petsc_up = 0;
     psl_matrix *A = NULL;
     double *b = NULL;
@@ -443,6 +484,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rounds") && more) {
             rounds = strtol(argv[++i], &end, 10);
             if (rounds < 1 || rounds > MAX_ROUNDS)
+                end = argv[i];
+        } else if (!strcmp(a, "--spmv") && more) {
+            spmv_reps = strtol(argv[++i], &end, 10);
+            if (spmv_reps < 0 || spmv_reps > 100000)
                 end = argv[i];
         } else if (!strcmp(a, "--petsc-only")) {
             petsc_only = 1;
@@ -489,6 +534,7 @@ int main(int argc, char **argv)
     p.tol = tol;
     p.max_iters = (int32_t)max_iters;
     p.rounds = (int)rounds;
+    p.spmv_reps = (int)spmv_reps;
     if (rhs) {
         int64_t nb = 0;
         LCHK(psl_mm_read_vector(rhs, &b, &nb));
@@ -540,8 +586,8 @@ int main(int argc, char **argv)
     int mp = median_round(sides[0].secs, p.rounds);
     double petsc_per = sides[0].iters[mp] > 0 ? median(sides[0].secs, p.rounds) / sides[0].iters[mp]
                                               : 0.0;
-    printf("\n%-10s %6s %12s %12s %10s %12s %12s  %s\n", "solver", "iters", "solve_s", "ms/iter",
-           "vs_petsc", "true_relres", "rec_relres", "reason");
+    printf("\n%-10s %6s %10s %9s %9s %9s %9s %11s %11s  %s\n", "solver", "iters", "solve_s",
+           "ms/iter", "vs_petsc", "spmv_ms", "rest_ms", "true_relres", "rec_relres", "reason");
     for (int k = 0; k < 3; k++) {
         const side *s = &sides[k];
         if (!s->ran)
@@ -549,9 +595,27 @@ int main(int argc, char **argv)
         int m = median_round(s->secs, p.rounds);
         double med = median(s->secs, p.rounds);
         double per = s->iters[m] > 0 ? med / s->iters[m] : 0.0;
-        printf("%-10s %6d %12.4f %12.4f %10.3f %12.3e %12.3e  %s\n", s->name, s->iters[m], med,
-               1e3 * per, petsc_per > 0 ? per / petsc_per : 0.0, s->true_rel[m], s->rec_rel[m],
-               s->reason);
+        /* psl_solve's SpMV is psl_cg's (the same operator on the same matrix) */
+        double sp = median(sides[k == 1 ? 2 : k].spmv, p.rounds);
+        if (sp > 0.0 && sides[k == 1 ? 2 : k].ran)
+            printf("%-10s %6d %10.4f %9.4f %9.3f %9.4f %9.4f %11.3e %11.3e  %s\n", s->name,
+                   s->iters[m], med, 1e3 * per, petsc_per > 0 ? per / petsc_per : 0.0, 1e3 * sp,
+                   1e3 * (per - sp), s->true_rel[m], s->rec_rel[m], s->reason);
+        else
+            printf("%-10s %6d %10.4f %9.4f %9.3f %9s %9s %11.3e %11.3e  %s\n", s->name,
+                   s->iters[m], med, 1e3 * per, petsc_per > 0 ? per / petsc_per : 0.0, "-", "-",
+                   s->true_rel[m], s->rec_rel[m], s->reason);
+    }
+    if (sides[2].ran) {
+        /* thread CPU time per iteration, the figure that holds on a loaded machine */
+        double cp = median(sides[0].cpu, p.rounds) / sides[0].iters[mp];
+        int mo = median_round(sides[2].secs, p.rounds);
+        double co = median(sides[2].cpu, p.rounds) / sides[2].iters[mo];
+        printf("thread CPU ms/iter%s: petsc %.4f (spmv %.4f), psl_cg %.4f (spmv %.4f), "
+               "psl_cg/petsc %.3f\n",
+               omp_get_max_threads() == 1 ? "" : " (ours: the main thread only, not comparable)",
+               1e3 * cp, 1e3 * median(sides[0].spmv_cpu, p.rounds), 1e3 * co,
+               1e3 * median(sides[2].spmv_cpu, p.rounds), cp > 0 ? co / cp : 0.0);
     }
     printf("setup: PETSc PCSetUp %.4f s, KSPSetUp %.4f s", sides[0].setup[0], sides[0].setup[1]);
     if (sides[2].ran)
@@ -561,8 +625,9 @@ int main(int argc, char **argv)
         printf("; psl_solve call %.4f s (convert %.4f, precond %.4f)",
                median(sides[1].wall, p.rounds), sides[1].setup_solve[1], sides[1].setup_solve[2]);
     printf("\nsolve_s: median of %d rounds (psl_solve: its solve_seconds; psl_cg: psl_solver_solve "
-           "wall; petsc: KSPSolve wall)\n",
-           p.rounds);
+           "wall; petsc: KSPSolve wall); spmv_ms: one y = A x alone (median of %d rounds of %d); "
+           "rest_ms = ms/iter - spmv_ms\n",
+           p.rounds, p.rounds, p.spmv_reps);
 
     if (json) {
         FILE *f = fopen(json, "w");
@@ -571,11 +636,12 @@ int main(int argc, char **argv)
             goto fail_ours;
         }
         fprintf(f, "{\n  \"matrix\": \"%s\", \"n\": %d, \"nnz\": %lld, \"rhs\": \"%s\", "
-                   "\"seed\": %llu, \"tol\": %.3e, \"max_iters\": %ld, \"rounds\": %ld,\n"
+                   "\"seed\": %llu, \"tol\": %.3e, \"max_iters\": %ld, \"rounds\": %ld, "
+                   "\"spmv_reps\": %ld,\n"
                    "  \"petsc_version\": \"%s\", \"petsc_int_bits\": %d, \"petsc_threads\": 1, "
                    "\"packsell_version\": \"%s\", \"omp_threads\": %d,\n  \"solvers\": {\n",
                 source, p.n, (long long)p.nnz, rhs ? rhs : "uniform01-splitmix64",
-                (unsigned long long)seed, tol, max_iters, rounds, petsc_version,
+                (unsigned long long)seed, tol, max_iters, rounds, spmv_reps, petsc_version,
                 (int)(8 * sizeof(PetscInt)), psl_version(), omp_get_max_threads());
         int last = 0;
         for (int k = 0; k < 3; k++)
