@@ -27,8 +27,11 @@
  * Every x gets its true residual ||b - A x||_2 / ||b||_2 from the plain FP64
  * CSR loop below. Each round also times K (default 20) products y = A x
  * alone, PETSc's MatMult and our FP64 CSR operator's apply, to split the
- * time of an iteration into its SpMV and the rest. PETSc's SeqAIJ and vector kernels are single-threaded;
- * ours use OMP_NUM_THREADS threads (printed).
+ * time of an iteration into its SpMV and the rest, and the thread CPU time
+ * of the solves (the figure that holds on a shared machine, with one
+ * thread). PETSc's SeqAIJ and vector kernels are single-threaded (Debian's
+ * build has no OpenMP; VecDot/VecAXPY call the system BLAS); ours use
+ * OMP_NUM_THREADS threads (printed).
  */
 #include <petscksp.h>
 
