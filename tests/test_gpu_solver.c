@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PSL_HAVE_CUDA
 static double *make_b(int32_t n, uint64_t seed)
 {
     double *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
@@ -40,6 +41,7 @@ static double relres(const psl_matrix *A, const double *b, const double *x)
     }
     return sqrt(rr / bb);
 }
+#endif
 
 static void check_without_device(psl_status count_status)
 {
@@ -64,6 +66,7 @@ static void check_without_device(psl_status count_status)
 
 #ifdef PSL_HAVE_CUDA
 static cudaStream_t g_stream;
+
 
 static void compare(const char *src, psl_solve_method m, psl_precond_kind p, psl_scalar vt)
 {
