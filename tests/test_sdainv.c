@@ -572,6 +572,21 @@ TEST(bad_input)
     CHECK_FAILS(N1, &s1, PSL_ERR_INVALID_VALUE);
     CHECK(strstr(psl_last_error_message(), "not symmetric") != NULL);
     CHECK_FAILS(N2, &s1, PSL_ERR_INVALID_VALUE);
+    psl_last_error(&info);
+    CHECK(info.row == 2); /* a_20 has no mirror */
+    /* an upper entry without its mirror (every lower one has its own) */
+    const double nu[9] = {2, -1, 0.5, -1, 2, -1, 0, -1, 2};
+    psl_matrix *N3 = from_dense(3, 3, nu, 1);
+    CHECK_FAILS(N3, &s1, PSL_ERR_INVALID_VALUE);
+    psl_last_error(&info);
+    CHECK(info.row == 0);
+    psl_sdainv_options g0 = opts(0.1, 1.0, -1);
+    CHECK_OK(psl_sdainv_build(N3, &g0, &w, &z));
+    if (w && z)
+        check_against_dense(w, z, nu, 3, 0.1, 1.0, "upper entry without mirror");
+    psl_matrix_destroy(&w);
+    psl_matrix_destroy(&z);
+    psl_matrix_destroy(&N3);
     /* ... accepted by detection (general form) and symmetric = 0 */
     for (int sym = -1; sym <= 0; sym++) {
         psl_sdainv_options g = opts(0.1, 1.0, sym);

@@ -304,25 +304,43 @@ static int64_t first_missing_diagonal(int32_t n, const int64_t *rp, const int32_
 }
 
 /* First row r of A holding an entry a_rc whose mirror a_cr is absent or has
- * another value (exact comparison), or n when A equals its transpose. */
+ * another value (exact comparison), or n when A equals its transpose.
+ * Fast path: every strictly lower entry a_rc (c < r) must have its mirror;
+ * that maps the lower entries one-to-one onto upper ones, so equal counts
+ * of lower and upper entries make A symmetric. Only a failing matrix whose
+ * first bad entry is an upper one takes the full pass that names the row. */
 static int64_t first_asymmetric_row(int32_t n, const int64_t *rp, const int32_t *ci,
                                     const double *v)
 {
-    int64_t bad = n;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(min : bad) if (rp[n] > PSL_PAR_MIN)
+    int64_t bad = n, lower = 0, upper = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : bad) \
+    reduction(+ : lower, upper) if (rp[n] > PSL_PAR_MIN)
     for (int64_t r = 0; r < n; r++) {
         if (r >= bad)
             continue;
-        for (int64_t k = rp[r]; k < rp[r + 1]; k++) {
-            int32_t c = ci[k];
-            if (c == r)
-                continue;
-            int64_t m = find_col(rp, ci, c, (int32_t)r);
+        int64_t k = rp[r];
+        for (; k < rp[r + 1] && ci[k] < r; k++) {
+            int64_t m = find_col(rp, ci, ci[k], (int32_t)r);
             if (m < 0 || v[m] != v[k]) {
                 bad = r;
                 break;
             }
         }
+        lower += k - rp[r];
+        for (; k < rp[r + 1]; k++)
+            upper += ci[k] > r;
+    }
+    if (bad < n || lower == upper)
+        return bad;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : bad) if (rp[n] > PSL_PAR_MIN)
+    for (int64_t r = 0; r < n; r++) {
+        if (r >= bad)
+            continue;
+        for (int64_t k = rp[r]; k < rp[r + 1]; k++)
+            if (ci[k] > r && find_col(rp, ci, ci[k], (int32_t)r) < 0) {
+                bad = r;
+                break;
+            }
     }
     return bad;
 }
@@ -416,7 +434,8 @@ static psl_status left_looking(build *b, bool sym, double tol, double acc, int64
         int64_t rlow = 0;
         while (rlow < rn && ci[r0 + rlow] < i)
             rlow++;
-        for (int64_t t = 0; t < rn; t++) {
+        /* every list read at step i holds indices <= i: A[i, 0..i] suffices */
+        for (int64_t t = 0; t < rn && t <= rlow; t++) {
             b->rmark[ci[r0 + t]] = i;
             b->rval[ci[r0 + t]] = b->av[r0 + t];
         }
@@ -437,7 +456,7 @@ static psl_status left_looking(build *b, bool sym, double tol, double acc, int64
             int64_t clow = 0;
             while (clow < cn && b->cri[c0 + clow] < i)
                 clow++;
-            for (int64_t t = 0; t < cn; t++) {
+            for (int64_t t = 0; t < cn && t <= clow; t++) {
                 b->cmark[b->cri[c0 + t]] = i;
                 b->cval[b->cri[c0 + t]] = b->cv[c0 + t];
             }
