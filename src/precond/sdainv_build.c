@@ -278,18 +278,20 @@ static psl_status transpose(int32_t n, const int64_t *rp, const int32_t *ci, con
 
 /* ------------------------------------------------------------ input checks */
 
-/* Position of column c in the sorted row r of A, or -1. */
+/* Position of column c in the sorted row r of A, or -1 (a branch-free
+ * lower bound: the rows of a stencil are short and the branches of a
+ * plain binary search are unpredictable). */
 static int64_t find_col(const int64_t *rp, const int32_t *ci, int64_t r, int32_t c)
 {
-    int64_t lo = rp[r], hi = rp[r + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ci[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
+    int64_t lo = rp[r], len = rp[r + 1] - lo;
+    if (len == 0)
+        return -1;
+    while (len > 1) {
+        int64_t half = len / 2;
+        lo = ci[lo + half - 1] < c ? lo + half : lo;
+        len -= half;
     }
-    return lo < rp[r + 1] && ci[lo] == c ? lo : -1;
+    return ci[lo] == c ? lo : -1;
 }
 
 /* First row of A without a stored diagonal entry, or n. */
