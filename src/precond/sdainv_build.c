@@ -585,8 +585,8 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
     }
 
     psl_status st;
-    /* first guess of the factors' size: A's lower triangle and diagonal */
-    const int64_t guess = (A->nnz + n) / 2 + 1;
+    /* first room for the factors: twice the diagonal (they grow by 1.5x) */
+    const int64_t guess = 2 * (int64_t)n + 16;
     if ((st = psl_alloc((void **)&b.rmark, (size_t)n, sizeof *b.rmark, "SD-AINV row stamps")) !=
             PSL_OK ||
         (st = psl_alloc((void **)&b.rval, (size_t)n, sizeof *b.rval, "SD-AINV row values")) !=
