@@ -96,8 +96,8 @@ void psl_free(void *ptr);
 
 /* Runtime options. Each is named by its environment variable; a program sets
  * it with psl_option_set, which takes precedence over the environment. All
- * values give the same results: the options choose a kernel or a form of
- * it, to measure and test each.
+ * values give the same results (PSL_SOLVER_FUSE: up to rounding): the
+ * options choose a kernel or a form of it, to measure and test each.
  *
  *  name                    values                    default  what it does
  *  PSL_KERNEL              auto|omp|ref              auto     CPU SpMV backend: auto takes the
@@ -127,12 +127,17 @@ void psl_free(void *ptr);
  *                                                             the cluster of a long-row slice,
  *                                                             rounded down to a power of two and to
  *                                                             what the device runs; 1: no clusters.
+ *  PSL_SOLVER_FUSE         0|1                       1        CG: 1 runs the fused vector steps
+ *                                                             (residual update, Jacobi and both
+ *                                                             dots in one pass; x and p updates in
+ *                                                             one pass); 0 separate operations
+ *                                                             (results equal up to rounding).
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
- * with.
+ * with; PSL_SOLVER_FUSE by every CG solve (inner ones too).
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty

@@ -13,6 +13,7 @@
  */
 #include "solver/solver_internal.h"
 #include "precond/precond.h"
+#include "options.h"
 
 #include <math.h>
 
@@ -35,7 +36,7 @@ static psl_status residual_step(psl_solver *s, psl_sexpr a, double *out)
     psl_scalar acc = s->opt.dot_acc;
     double *flag = psl_slot(s, PSL_SLOT_FLAG);
     psl_vview dinv = {0};
-    if (!s->M || psl_precond_jacobi_diag(s->M, &dinv))
+    if (s->fuse && (!s->M || psl_precond_jacobi_diag(s->M, &dinv)))
         return be->cg_residual(ex, a, s->q, s->r, dinv, s->M ? s->z : s->r, acc, out,
                                PSL_DOT_CHECK_POSITIVE, flag);
     psl_sexpr ma = a;
@@ -44,6 +45,16 @@ static psl_status residual_step(psl_solver *s, psl_sexpr a, double *out)
     PSL_TRY(psl_solver_precond(s, s->r, s->z));
     psl_vview ys[2] = {s->z, s->r};
     return be->dots(ex, s->r, 2, ys, acc, out, PSL_DOT_CHECK_POSITIVE, flag);
+}
+
+/* x += a p; p = z + b p: one pass, or two with PSL_SOLVER_FUSE=0. */
+static psl_status update_step(psl_solver *s, psl_sexpr a, psl_vview x, psl_vview z, psl_sexpr b)
+{
+    const psl_backend *be = s->ex->be;
+    if (s->fuse)
+        return be->cg_update(s->ex, a, s->p, x, z, b);
+    PSL_TRY(be->axpby(s->ex, a, s->p, psl_sx(1.0), x));
+    return be->axpby(s->ex, psl_sx(1.0), z, b, s->p);
 }
 
 /* From r: z = M r, rho = r.z (slot), rr = r.r (next slot), p = z. */
@@ -67,6 +78,7 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
     psl_vview z = s->M ? s->z : s->r;
     /* rho and rho' alternate between two pairs of slots: (r.z, r.r) */
     double *pair[2] = {psl_slot(s, PSL_SLOT_RHO), psl_slot(s, PSL_SLOT_RHO + 2)};
+    PSL_TRY(psl_opt_get(PSL_OPT_SOLVER_FUSE, &s->fuse));
     PSL_TRY(be->fill(ex, (psl_vview){flag, 1, PSL_FP64}, 0.0));
     if (fixed > 0)
         PSL_TRY(be->scale_copy(ex, psl_sx(1.0), b, s->r)); /* x = 0 */
@@ -100,7 +112,7 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
             if (it == limit)
                 PSL_TRY(be->axpby(ex, alpha, s->p, psl_sx(1.0), x));
             else
-                PSL_TRY(be->cg_update(ex, alpha, s->p, x, z, beta));
+                PSL_TRY(update_step(s, alpha, x, z, beta));
             cur ^= 1;
             continue;
         }
@@ -134,7 +146,7 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
             return psl_solver_finish(s, stag ? PSL_REASON_STAGNATION : PSL_REASON_MAX_ITERS, it,
                                      relres, b, x, false, res);
         }
-        PSL_TRY(be->cg_update(ex, alpha, s->p, x, z, beta));
+        PSL_TRY(update_step(s, alpha, x, z, beta));
         cur ^= 1;
     }
     return PSL_OK; /* fixed iterations done */

@@ -201,6 +201,7 @@ psl_status psl_solver_create(psl_solver **out, psl_method method, const psl_op *
     s->opt = *opt;
     s->n = A->nrows;
     s->t = opt->vec_type;
+    s->fuse = 1;
     psl_exec *ex = s->ex;
     psl_status st = ex->be->alloc(ex, PSL_SLOT_COUNT * sizeof(double), (void **)&s->slots);
     if (st == PSL_OK)

@@ -93,7 +93,8 @@ struct psl_solver {
     psl_vview rc, xc, bc; /* true residual in the residual operator's type */
     psl_op op;          /* the solver as an operator (fixed_iters > 0) */
     int64_t op_iters;
-    int64_t inner_base; /* inner iterations of M at the start of a solve */
+    int64_t inner_base;
+    int fuse;           /* PSL_SOLVER_FUSE, read by each CG run */ /* inner iterations of M at the start of a solve */
 };
 
 #define PSL_SOLVER_MAGIC 0x564c4f534cULL /* "LSOLV" */
