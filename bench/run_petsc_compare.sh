@@ -55,22 +55,7 @@ cmake --build "$BUILD" -j "$(nproc)" --target packsell_static >>"$OUTDIR/build.t
 CC=${CC:-cc}
 NO_OURS=""
 [ "${PETSC_ONLY:-0}" = 1 ] && NO_OURS="-DPETSC_CG_NO_OURS"
-# A library whose SD-AINV is not in yet (psl_solve refers to it) gets two
-# stand-ins that fail with PSL_ERR_NOT_SUPPORTED; Jacobi never calls them.
-EXTRA=""
-if ! nm "$BUILD/libpacksell.a" 2>/dev/null | grep -q ' T psl_sdainv_build$'; then
-  log "libpacksell.a lacks psl_sdainv_build: linking $BUILD/sdainv_missing.c"
-  cat >"$BUILD/sdainv_missing.c" <<'EOF'
-/* sdainv_missing.c -- stand-ins for a libpacksell without SD-AINV. */
-#include "packsell.h"
-void psl_sdainv_options_init(psl_sdainv_options *o) { o->drop_tol = 0.1; o->acc = 1.0; o->symmetric = -1; }
-psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt, psl_matrix **Wt,
-                            psl_matrix **ZDinv)
-{ (void)A; (void)opt; *Wt = NULL; *ZDinv = NULL; return PSL_ERR_NOT_SUPPORTED; }
-EOF
-  EXTRA="$BUILD/sdainv_missing.c"
-fi
-BUILD_CMD="$CC -std=c11 -O2 -fopenmp $NO_OURS -Iinclude $PETSC_CFLAGS bench/petsc_cg.c $EXTRA -o $BUILD/petsc_cg $BUILD/libpacksell.a $PETSC_LIBS -lz -lm"
+BUILD_CMD="$CC -std=c11 -O2 -fopenmp $NO_OURS -Iinclude $PETSC_CFLAGS bench/petsc_cg.c -o $BUILD/petsc_cg $BUILD/libpacksell.a $PETSC_LIBS -lz -lm"
 log "build petsc_cg: $BUILD_CMD"
 $BUILD_CMD >>"$OUTDIR/build.txt" 2>&1
 
@@ -88,7 +73,6 @@ BLAS=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo un
   echo "blas: $BLAS"
   echo "cc: $($CC --version | head -1)"
   echo "build: $BUILD_CMD"
-  [ -n "$EXTRA" ] && echo "note: libpacksell without SD-AINV, stand-ins linked (Jacobi does not use them)"
   echo "threads of our side: $THREADS (PETSc: 1)"
   echo "rounds: $ROUNDS, tol: $TOL"
   echo "libpacksell CMAKE_C_FLAGS: ${LIB_CFLAGS:-(none)}"
