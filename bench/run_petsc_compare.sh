@@ -21,6 +21,7 @@
 #             project's Release flags), e.g. -falign-loops=64
 #   TAG       suffix of this invocation's file names and its label in the
 #             tables (default none), to keep runs of other builds apart
+#   SUMMARY_ONLY=1  only rewrite results.csv and README.md from OUTDIR's runs
 # Several invocations may write into one OUTDIR: the tables cover every run
 # listed in OUTDIR/runs.tsv.
 set -euo pipefail
@@ -39,6 +40,7 @@ TAG=${TAG:-}
 mkdir -p "$OUTDIR"
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUTDIR/log.txt"; }
 
+if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
 # PETSc from Debian: the pkg-config name is PETSc (petsc-dev's alternative).
 if ! pkg-config --exists PETSc; then
   log "installing petsc-dev"
@@ -98,6 +100,8 @@ for m in $MATRICES; do
   done
 done
 
+fi
+
 log "summary"
 python3 - "$OUTDIR" <<'EOF'
 import glob, json, os, sys
@@ -116,7 +120,7 @@ for fname, tag, lib_cflags, commit in runs:
         cpu = s.get("cpu_s_per_iter", 0.0)
         rows.append(dict(matrix=j["matrix"].split("/")[-1], build=tag, lib_cflags=lib_cflags,
                          commit=commit, n=j["n"], nnz=j["nnz"],
-                         omp_threads=j["omp_threads"], solver=name, iterations=s["iterations"],
+                         omp_threads=j["omp_threads"], rounds=j["rounds"], solver=name, iterations=s["iterations"],
                          solve_s=s["solve_s_median"], ms_per_iter=1e3 * s["s_per_iter"],
                          ratio=s["ratio_per_iter_vs_petsc"], spmv_ms=1e3 * sp,
                          cpu_ms_per_iter=1e3 * cpu,
@@ -126,7 +130,7 @@ for fname, tag, lib_cflags, commit in runs:
 order = {"petsc": 0, "psl_solve": 1, "psl_cg": 2}
 rows.sort(key=lambda r: (r["nnz"], r["matrix"], r["build"], r["omp_threads"],
                          order.get(r["solver"], 9)))
-cols = ["matrix", "build", "lib_cflags", "commit", "n", "nnz", "omp_threads", "solver", "iterations", "solve_s", "ms_per_iter",
+cols = ["matrix", "build", "lib_cflags", "commit", "n", "nnz", "omp_threads", "rounds", "solver", "iterations", "solve_s", "ms_per_iter",
         "ratio", "spmv_ms", "cpu_ms_per_iter", "cpu_ratio", "true_relres", "rec_relres", "reason"]
 with open(os.path.join(out, "results.csv"), "w") as f:
     f.write(",".join(cols + ["date", "cpu", "petsc"]) + "\n")
@@ -136,8 +140,7 @@ with open(os.path.join(out, "results.csv"), "w") as f:
 with open(os.path.join(out, "README.md"), "w") as f:
     f.write("# FP64 PCG + Jacobi: libpacksell against PETSc KSPCG + PCJACOBI (CPU)\n\n")
     f.write("Written by `bench/run_petsc_compare.sh`; every run's output and JSON lie beside it.\n\n")
-    for k in ["date", "commit", "cpu", "petsc", "petsc openmp", "petsc cflags", "blas", "cc",
-              "threads of our side", "rounds"]:
+    for k in ["date", "commit", "cpu", "petsc", "petsc openmp", "petsc cflags", "blas", "cc"]:
         if k in host:
             f.write("- %s: %s\n" % (k, host[k]))
     f.write("\nb uniform [0,1) (splitmix64, seed 1), x0 = 0, stop when the recursive "
@@ -148,16 +151,18 @@ with open(os.path.join(out, "README.md"), "w") as f:
             "PETSc always runs on 1 thread, omp threads is ours. spmv ms: one y = A x timed "
             "alone (MatMult; our FP64 CSR operator). CPU ms/iter: the thread CPU time of the "
             "solve per iteration, and its ratio to PETSc's (1-thread runs only): on a shared "
-            "machine it leaves out the time other processes held the core.\n\n")
+            "machine it leaves out the time other processes held the core. Each run's .txt gives "
+            "its command and the load average before and after; runs.tsv the commit and "
+            "library flags of each.\n\n")
     f.write("build -: the project's Release flags; another label: the library built with the "
             "CMAKE_C_FLAGS of runs.tsv.\n\n")
-    f.write("| matrix | build | nnz | omp threads | solver | iters | solve s | ms/iter | ratio vs PETSc "
+    f.write("| matrix | build | nnz | omp threads | rounds | solver | iters | solve s | ms/iter | ratio vs PETSc "
             "| spmv ms | CPU ms/iter | CPU ratio | true relres |\n")
-    f.write("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    f.write("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     dash = lambda v, fmt: (fmt % v) if v else "-"
     for r in rows:
-        f.write("| %s | %s | %d | %d | %s | %d | %.4f | %.4f | %.3f | %s | %s | %s | %.2e |\n" % (
-            r["matrix"], r["build"], r["nnz"], r["omp_threads"], r["solver"], r["iterations"], r["solve_s"],
+        f.write("| %s | %s | %d | %d | %d | %s | %d | %.4f | %.4f | %.3f | %s | %s | %s | %.2e |\n" % (
+            r["matrix"], r["build"], r["nnz"], r["omp_threads"], r["rounds"], r["solver"], r["iterations"], r["solve_s"],
             r["ms_per_iter"], r["ratio"], dash(r["spmv_ms"], "%.4f"),
             dash(r["cpu_ms_per_iter"], "%.4f"), dash(r["cpu_ratio"], "%.3f"), r["true_relres"]))
 print(open(os.path.join(out, "README.md")).read())
