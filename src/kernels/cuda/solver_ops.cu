@@ -12,23 +12,28 @@
  * uses again (r in cg_residual and fcg_update, z in cg_residual) is used as
  * stored, i.e. rounded to the vector type.
  *
- * Work layout. The vectors of a call are cut into chunks of W elements, W*
- * (the widest element) = 16 bytes; thread t of a grid-stride loop takes
- * chunks t, t + stride, ... A chunk is one 16-byte (or 8- or 4-byte, for the
- * narrower vectors of a conversion) access when every pointer of the call is
- * aligned to it, else element by element: the arithmetic is the same.
+ * Work layout. The vectors of a call are cut into chunks of W elements (16
+ * bytes of the widest element of the call, at most 4 elements); thread t of a
+ * grid-stride loop takes chunks t, t + stride, ... A chunk is one access of
+ * W elements (16, 8 or 4 bytes) when every pointer of the call is aligned to
+ * it, else element by element: the arithmetic is the same.
  *
  * Dot products. Each thread adds its chunks' products in element order, a
  * block sums its threads in a fixed tree (warp shuffles, then the warps), and
  * the last block to finish (a ticket counter in the scratch, reset by that
- * block) adds the blocks' sums in block order, writes out[] and applies the
- * check. The grid is one chunk a thread, capped at one wave (SMs x
- * PSL_SOLVER_MINB blocks) and at PSL_RED_BLOCKS: fixed for a given n, type
+ * block) adds the blocks' sums in the same fixed tree, writes out[] and
+ * applies the check. The grid is one chunk a thread, capped at one wave (SMs
+ * x PSL_SOLVER_MINB blocks) and at PSL_RED_BLOCKS: fixed for a given n, type
  * and device, so the sums are the same bits at every call (devices with
  * other SM counts add in another order). Elementwise kernels also stop at
  * one wave, each thread looping over its chunks.
+ *
  * Every thread evaluates its coefficients before its block takes a ticket,
  * so out[] and the flag may be slots the call's coefficients read.
+ *
+ * The partial sums and the ticket are the executor's own (ex->scratch), so
+ * the reductions of one executor must run one after another: on its stream,
+ * or in a graph of them replayed while that stream is idle.
  *
  * Nothing here allocates or synchronizes except alloc, free, to_host,
  * from_host and sync, so a sequence of operations can be captured in a CUDA
@@ -46,10 +51,11 @@
 #define PSL_RED_BLOCKS 2048
 #define PSL_WARPS (PSL_CUDA_BLOCK / 32)
 /* Blocks of PSL_CUDA_BLOCK threads each SM holds of every kernel here
- * (__launch_bounds__: at most 48 registers, none of the kernels spilling);
- * a launch is at most one wave of them, SMs x PSL_SOLVER_MINB blocks. */
+ * (__launch_bounds__: at most 40 registers; at 7 or more some kernels
+ * spill); a launch is at most one wave of them, SMs x PSL_SOLVER_MINB
+ * blocks. */
 #ifndef PSL_SOLVER_MINB
-#define PSL_SOLVER_MINB 5
+#define PSL_SOLVER_MINB 6
 #endif
 
 /* What ex->scratch points to (host memory; the arrays are on the device). */
@@ -273,9 +279,15 @@ __global__ void __launch_bounds__(PSL_CUDA_BLOCK, PSL_SOLVER_MINB)
 
 /* ------------------------------------------------------------------ operations */
 
-/* Elements of a chunk of a vector of E (16 bytes). */
+/* Elements of a chunk: 16 bytes of the widest element of a call, and at
+ * most 4 (8-byte FP16 accesses keep the fused FP16 kernels' registers
+ * below the PSL_SOLVER_MINB bound). */
+static constexpr int psl_chunk_elems(int widest)
+{
+    return 16 / widest > 4 ? 4 : 16 / widest;
+}
 template <class E> struct psl_w {
-    static constexpr int W = 16 / (int)sizeof(E);
+    static constexpr int W = psl_chunk_elems((int)sizeof(E));
 };
 
 struct psl_no_coefs {};
@@ -301,7 +313,7 @@ template <class E> struct psl_op_fill {
 
 /* y = a*x, in FP64 when x or y is FP64, else FP32; rounded to y's type. */
 template <class EX, class EY> struct psl_op_scale_copy {
-    static constexpr int W = 16 / (int)(sizeof(EX) > sizeof(EY) ? sizeof(EX) : sizeof(EY));
+    static constexpr int W = psl_chunk_elems((int)(sizeof(EX) > sizeof(EY) ? sizeof(EX) : sizeof(EY)));
     typedef typename psl_prod<typename psl_el<EX>::A, typename psl_el<EY>::A>::T C;
     typedef typename psl_el<EY>::A AY;
     struct coefs {
@@ -803,10 +815,11 @@ static psl_status cu_fill(psl_exec *ex, psl_vview y, double value)
     PSL_TRY(psl_cu_view(y, y.n, -1, "fill", "y"));
     return psl_with_vec(y.type, "cuda backend fill", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         psl_op_fill<E> op;
         op.y = (E *)y.data;
         op.n = y.n;
-        op.vec = psl_cu_aligned(y.data, 16);
+        op.vec = psl_cu_aligned(y.data, CB);
         op.value = psl_el<E>::st((typename psl_el<E>::A)value);
         return psl_cu_ew_launch(c, op, y.n, "solver fill");
     });
@@ -844,13 +857,14 @@ static psl_status cu_axpby(psl_exec *ex, psl_sexpr a, psl_vview x, psl_sexpr b, 
     const bool read_y = !psl_sx_is_zero(b);
     return psl_with_vec(x.type, "cuda backend axpby", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         auto run = [&](auto op) {
             op.a = a;
             op.b = b;
             op.x = (const E *)x.data;
             op.y = (E *)y.data;
             op.n = x.n;
-            op.vec = psl_cu_aligned(x.data, 16) && psl_cu_aligned(y.data, 16);
+            op.vec = psl_cu_aligned(x.data, CB) && psl_cu_aligned(y.data, CB);
             return psl_cu_ew_launch(c, op, x.n, "solver axpby");
         };
         return read_y ? run(psl_op_axpby<E, true>()) : run(psl_op_axpby<E, false>());
@@ -872,13 +886,14 @@ static psl_status cu_maxpy(psl_exec *ex, int k, const psl_sexpr *a, const psl_vv
         PSL_TRY(psl_cu_view(x[i], y.n, y.type, "maxpy", "an x[i]"));
     return psl_with_vec(y.type, "cuda backend maxpy", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         psl_op_maxpy<E> op;
-        bool vec = psl_cu_aligned(y.data, 16);
+        bool vec = psl_cu_aligned(y.data, CB);
         for (int i = 0; i < PSL_DOTS_MAX; i++) {
             op.a[i] = i < k ? a[i] : psl_sx(0.0);
             op.x[i] = i < k ? (const E *)x[i].data : NULL;
             if (i < k)
-                vec = vec && psl_cu_aligned(x[i].data, 16);
+                vec = vec && psl_cu_aligned(x[i].data, CB);
         }
         op.y = (E *)y.data;
         op.n = y.n;
@@ -899,6 +914,7 @@ static psl_status cu_diag_scale(psl_exec *ex, psl_sexpr a, psl_vview d, psl_vvie
     const bool read_y = !psl_sx_is_zero(b);
     return psl_with_vec(x.type, "cuda backend diag_scale", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         auto run = [&](auto op) {
             op.a = a;
             op.b = b;
@@ -906,8 +922,8 @@ static psl_status cu_diag_scale(psl_exec *ex, psl_sexpr a, psl_vview d, psl_vvie
             op.x = (const E *)x.data;
             op.y = (E *)y.data;
             op.n = x.n;
-            op.vec = psl_cu_aligned(d.data, 16) && psl_cu_aligned(x.data, 16) &&
-                     psl_cu_aligned(y.data, 16);
+            op.vec = psl_cu_aligned(d.data, CB) && psl_cu_aligned(x.data, CB) &&
+                     psl_cu_aligned(y.data, CB);
             return psl_cu_ew_launch(c, op, x.n, "solver diag_scale");
         };
         return read_y ? run(psl_op_diag_scale<E, true>()) : run(psl_op_diag_scale<E, false>());
@@ -924,6 +940,7 @@ static psl_status cu_cg_update(psl_exec *ex, psl_sexpr a, psl_vview p, psl_vview
     PSL_TRY(psl_cu_view(z, p.n, p.type, "cg_update", "z"));
     return psl_with_vec(p.type, "cuda backend cg_update", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         psl_op_cg_update<E> op;
         op.a = a;
         op.b = b;
@@ -931,8 +948,8 @@ static psl_status cu_cg_update(psl_exec *ex, psl_sexpr a, psl_vview p, psl_vview
         op.x = (E *)x.data;
         op.z = (const E *)z.data;
         op.n = p.n;
-        op.vec = psl_cu_aligned(p.data, 16) && psl_cu_aligned(x.data, 16) &&
-                 psl_cu_aligned(z.data, 16);
+        op.vec = psl_cu_aligned(p.data, CB) && psl_cu_aligned(x.data, CB) &&
+                 psl_cu_aligned(z.data, CB);
         return psl_cu_ew_launch(c, op, p.n, "solver cg_update");
     });
 }
@@ -956,14 +973,15 @@ static psl_status cu_dots(psl_exec *ex, psl_vview x, int k, const psl_vview *y, 
     PSL_TRY(psl_cu_slots(out, check, flag, "dots"));
     return psl_with_vec(x.type, "cuda backend dots", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         typedef psl_op_dots<E> OP;
         OP op;
         op.x = (const E *)x.data;
-        bool vec = psl_cu_aligned(x.data, 16);
+        bool vec = psl_cu_aligned(x.data, CB);
         for (int i = 0; i < PSL_DOTS_MAX; i++) {
             op.y[i] = i < k ? (const E *)y[i].data : NULL;
             if (i < k)
-                vec = vec && psl_cu_aligned(y[i].data, 16);
+                vec = vec && psl_cu_aligned(y[i].data, CB);
         }
         op.n = x.n;
         op.vec = vec;
@@ -998,6 +1016,7 @@ static psl_status cu_cg_residual(psl_exec *ex, psl_sexpr a, psl_vview q, psl_vvi
     PSL_TRY(psl_cu_slots(out, check, flag, "cg_residual"));
     return psl_with_vec(r.type, "cuda backend cg_residual", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         return psl_with_acc(acc, [&](auto av) {
             typedef decltype(av) ACC;
             auto run = [&](auto op) {
@@ -1007,8 +1026,8 @@ static psl_status cu_cg_residual(psl_exec *ex, psl_sexpr a, psl_vview q, psl_vvi
                 op.d = have_d ? (const E *)d.data : NULL;
                 op.z = have_d ? (E *)z.data : NULL;
                 op.n = r.n;
-                op.vec = psl_cu_aligned(q.data, 16) && psl_cu_aligned(r.data, 16) &&
-                         (!have_d || (psl_cu_aligned(d.data, 16) && psl_cu_aligned(z.data, 16)));
+                op.vec = psl_cu_aligned(q.data, CB) && psl_cu_aligned(r.data, CB) &&
+                         (!have_d || (psl_cu_aligned(d.data, CB) && psl_cu_aligned(z.data, CB)));
                 return psl_cu_red_launch<2, ACC>(c, op, r.n, 2, out, check, flag,
                                                  "solver cg_residual");
             };
@@ -1031,6 +1050,7 @@ static psl_status cu_fcg_update(psl_exec *ex, psl_sexpr a, psl_vview d, psl_vvie
     PSL_TRY(psl_cu_slots(out, PSL_DOT_CHECK_NONE, NULL, "fcg_update"));
     return psl_with_vec(x.type, "cuda backend fcg_update", [&](auto v) {
         typedef typename decltype(v)::elem E;
+        constexpr size_t CB = psl_w<E>::W * sizeof(E); /* bytes of a chunk access */
         psl_op_fcg_update<E> op;
         op.a = a;
         op.d = (const E *)d.data;
@@ -1038,8 +1058,8 @@ static psl_status cu_fcg_update(psl_exec *ex, psl_sexpr a, psl_vview d, psl_vvie
         op.x = (E *)x.data;
         op.r = (E *)r.data;
         op.n = x.n;
-        op.vec = psl_cu_aligned(d.data, 16) && psl_cu_aligned(q.data, 16) &&
-                 psl_cu_aligned(x.data, 16) && psl_cu_aligned(r.data, 16);
+        op.vec = psl_cu_aligned(d.data, CB) && psl_cu_aligned(q.data, CB) &&
+                 psl_cu_aligned(x.data, CB) && psl_cu_aligned(r.data, CB);
         return psl_with_acc(acc, [&](auto av) {
             return psl_cu_red_launch<1, decltype(av)>(c, op, x.n, 1, out, PSL_DOT_CHECK_NONE,
                                                       NULL, "solver fcg_update");
