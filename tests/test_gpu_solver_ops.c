@@ -434,6 +434,53 @@ TEST(scale_copy)
                 }
 }
 
+/* The FP16 loads and stores of the kernels against codec/half.h: every
+ * FP16 value widened (scale_copy FP16 -> FP32, a = 1), and rounded back
+ * (FP32 -> FP16) from every FP16 value, its neighbours one float ulp away,
+ * the midpoints to the next FP16 value and their neighbours. */
+TEST(fp16_conversions)
+{
+    const int64_t nh = 65536;
+    uint16_t *h = malloc(nh * sizeof *h);
+    for (int64_t i = 0; i < nh; i++)
+        h[i] = (uint16_t)i;
+    const int64_t nf = nh * 6;
+    float *f = malloc((size_t)nf * sizeof *f), *wide = malloc(nh * sizeof *wide);
+    uint16_t *want = malloc((size_t)nf * sizeof *want);
+    for (int64_t i = 0; i < nh; i++) {
+        wide[i] = psl_half_to_float(h[i]);
+        const float v = wide[i];
+        const float next = psl_half_to_float((uint16_t)(i == 0x7bff || i == 0xfbff ? i : i + 1));
+        const float mid = (float)(((double)v + next) / 2); /* exact: 11-bit values */
+        const float c[6] = {v, nextafterf(v, INFINITY), nextafterf(v, -INFINITY), mid,
+                            nextafterf(mid, INFINITY), nextafterf(mid, -INFINITY)};
+        for (int j = 0; j < 6; j++)
+            f[i * 6 + j] = c[j];
+    }
+    for (int64_t i = 0; i < nf; i++)
+        want[i] = psl_float_to_half(f[i]);
+    for (int off = 0; off < 2; off++) {
+        dvec dh = dup_host(PSL_FP16, nh, off, h), dw = dnew(PSL_FP32, nh, off);
+        CHECK_OK(be->scale_copy(ex(), psl_sx(1.0), dh.v, dw.v));
+        void *got = dget(&dw);
+        check_bits("FP16 -> FP32", PSL_FP32, nh, off, got, wide);
+        free(got);
+        dvec df = dup_host(PSL_FP32, nf, off, f), dn = dnew(PSL_FP16, nf, off);
+        CHECK_OK(be->scale_copy(ex(), psl_sx(1.0), df.v, dn.v));
+        got = dget(&dn);
+        check_bits("FP32 -> FP16", PSL_FP16, nf, off, got, want);
+        free(got);
+        dfree(&dh);
+        dfree(&dw);
+        dfree(&df);
+        dfree(&dn);
+    }
+    free(h);
+    free(f);
+    free(wide);
+    free(want);
+}
+
 /* y = a*x + b*y; b the constant 0: y = a*x, y not read (NaN in y does not leak). */
 TEST(axpby)
 {
@@ -1113,6 +1160,7 @@ static const psl_test_case tests[] = {
     {"memory", memory},
     {"fill", fill},
     {"scale_copy", scale_copy},
+    {"fp16_conversions", fp16_conversions},
     {"axpby", axpby},
     {"maxpy", maxpy},
     {"diag_scale", diag_scale},

@@ -5,7 +5,9 @@
  *
  * Arithmetic. Elementwise results have the bits of the plain C loops of the
  * CPU backend: FP64 arithmetic for FP64 vectors, FP32 for FP32 and FP16 (FP16
- * loaded and stored through codec/half.h, round to nearest even). Every
+ * loaded exactly and stored rounded to nearest even, the bits of
+ * codec/half.h; see psl_el). NaNs come out as NaNs, their payloads the
+ * GPU's (its arithmetic returns one canonical NaN). Every
  * coefficient is a psl_sexpr evaluated once per thread in FP64, then rounded
  * to the arithmetic type. The build's --fmad=false keeps a*x + b*y at two
  * products and a sum, each rounded. A value a fused operation stores and then
@@ -67,22 +69,33 @@ struct psl_cuda_scratch {
 
 /* ------------------------------------------------------------------ device helpers */
 
-/* Load and store of one element in its arithmetic type. */
+/* Load and store of one element in its arithmetic type; host: the bits of
+ * a value (fill). FP16 on the device through the conversion instructions
+ * (psl_vec16::widen, __float2half_rn): exact, and round to nearest even with
+ * overflow to Inf, i.e. the bits of psl_half_to_float / psl_float_to_half
+ * (codec/half.h) for every value but a NaN's payload, which the GPU's
+ * arithmetic does not keep anyway. */
 template <class E> struct psl_el;
 template <> struct psl_el<double> {
     typedef double A;
     static __device__ __forceinline__ double ld(double v) { return v; }
-    static __host__ __device__ __forceinline__ double st(double a) { return a; }
+    static __device__ __forceinline__ double st(double a) { return a; }
+    static double host_bits(double v) { return v; }
 };
 template <> struct psl_el<float> {
     typedef float A;
     static __device__ __forceinline__ float ld(float v) { return v; }
-    static __host__ __device__ __forceinline__ float st(float a) { return a; }
+    static __device__ __forceinline__ float st(float a) { return a; }
+    static float host_bits(double v) { return (float)v; }
 };
 template <> struct psl_el<uint16_t> {
     typedef float A;
-    static __device__ __forceinline__ float ld(uint16_t v) { return psl_half_to_float(v); }
-    static __host__ __device__ __forceinline__ uint16_t st(float a) { return psl_float_to_half(a); }
+    static __device__ __forceinline__ float ld(uint16_t v) { return psl_vec16::widen(v); }
+    static __device__ __forceinline__ uint16_t st(float a)
+    {
+        return __half_as_ushort(__float2half_rn(a));
+    }
+    static uint16_t host_bits(double v) { return psl_float_to_half((float)v); }
 };
 
 /* The type of a product: FP64 when either operand's type or the
@@ -820,7 +833,7 @@ static psl_status cu_fill(psl_exec *ex, psl_vview y, double value)
         op.y = (E *)y.data;
         op.n = y.n;
         op.vec = psl_cu_aligned(y.data, CB);
-        op.value = psl_el<E>::st((typename psl_el<E>::A)value);
+        op.value = psl_el<E>::host_bits(value);
         return psl_cu_ew_launch(c, op, y.n, "solver fill");
     });
 }
