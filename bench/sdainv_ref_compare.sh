@@ -10,8 +10,8 @@
 # Usage (from the repository root):
 #   bash bench/sdainv_ref_compare.sh [MATRIX...]
 # MATRIX: "gen:SPEC" (written with `packsell gen SPEC`) or a .mtx path.
-# Default: ../shared/matrices/{nos1,bcsstk13,bcsstk16,Dubcova1}.mtx (SPD; the first
-# two fill in at tol 0.1), gen:hpcg:6:6:6, gen:hpcg:7:7:7,
+# Default: MATDIR/{nos1,bcsstk13,bcsstk16,Dubcova1}.mtx (SPD; the first two fill
+# in at tol 0.1), gen:hpcg:6:6:6, gen:hpcg:7:7:7,
 # plus gen:hpcg:8:8:8 when MemAvailable is at least SDAINV_MIN_GB_888 (default 40) GiB.
 # Environment:
 #   REF_SRC   the reference source tree (holding library/); default: exported
@@ -22,14 +22,19 @@
 #   THREADS   "all threads" count (default nproc)
 #   REPS      builds per matrix and code (default 3; 1 for matrices over 100M nonzeros)
 #   ACC       acc (default 1.0); TOL (default 0.1)
+#   OMP_WAIT_POLICY  default PASSIVE: on a shared machine, spinning idle threads
+#             take the core from the sequential left-looking loop (as run_suite.sh)
 #   DUMP_MAX_NNZ  the factors of every matrix with fewer entries in its file are
 #             compared entry by entry (default 2000000)
 #   WORK      where the .mtx files and dumps go (default $BUILD/sdainv-cmp)
-# On the device host, with no network: carry bench/.ref-f3r (export it here
-# first: `REF_EXPORT_ONLY=1 bash bench/sdainv_ref_compare.sh`, a git-ignored
-# folder of ~1 MB) and run `bash bench/sdainv_ref_compare.sh` (it configures
-# and builds our code itself; HPCG_8_8_8 needs ~10 GB of disk for the .mtx,
-# and the reference's read of it ~25 GB of memory).
+#   MATDIR    the real matrices (default ../shared/matrices, else bench/.ref-f3r/matrices,
+#             where the export copies the four above)
+# On the device host, with no network: export here first,
+# `REF_EXPORT_ONLY=1 bash bench/sdainv_ref_compare.sh` (the reference's library/
+# and the four real matrices into the git-ignored bench/.ref-f3r/, ~10 MB), carry
+# bench/.ref-f3r and run `bash bench/sdainv_ref_compare.sh` there (it configures
+# and builds our code itself; HPCG_8_8_8 needs ~10 GB of disk for the .mtx and
+# about 20 GB of memory in the reference's read).
 # g++ only: the reference's headers take the CUDA path whenever
 # __has_include("cuda_runtime_api.h") is true, and some hosts have the CUDA
 # headers in /usr/local/include; the driver is therefore compiled with
@@ -47,6 +52,7 @@ ACC=${ACC:-1.0}
 TOL=${TOL:-0.1}
 WORK=${WORK:-$BUILD/sdainv-cmp}
 CXX=${CXX:-g++}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 
 # --- the reference source
 if [ -z "${REF_SRC:-}" ]; then
@@ -60,6 +66,12 @@ fi
 [ -f "$REF_SRC/library/umineko-sparse/preconditioner/ainv.hpp" ] || {
     echo "no reference source in $REF_SRC (REF_SRC must hold library/)" >&2; exit 1; }
 ref_id=$(cat "$REF_SRC/SOURCE.txt" 2>/dev/null || echo "$REF_SRC")
+real=(nos1 bcsstk13 bcsstk16 Dubcova1)
+if [ -d ../shared/matrices ] && [ -d bench/.ref-f3r ] && [ ! -d bench/.ref-f3r/matrices ]; then
+    mkdir -p bench/.ref-f3r/matrices
+    for r in "${real[@]}"; do cp "../shared/matrices/$r.mtx" bench/.ref-f3r/matrices/; done
+fi
+MATDIR=${MATDIR:-$([ -d ../shared/matrices ] && echo ../shared/matrices || echo bench/.ref-f3r/matrices)}
 [ -n "${REF_EXPORT_ONLY:-}" ] && { echo "reference source in $REF_SRC: $ref_id"; exit 0; }
 
 # --- builds
@@ -85,9 +97,9 @@ DUMPER=$BUILD/bench/sdainv_dump
 memgb=$(awk '/MemAvailable/ {printf "%d", $2 / 1048576}' /proc/meminfo)
 notes=()
 if [ $# -eq 0 ]; then
-    set -- ../shared/matrices/nos1.mtx ../shared/matrices/bcsstk13.mtx \
-        ../shared/matrices/bcsstk16.mtx ../shared/matrices/Dubcova1.mtx \
-        gen:hpcg:6:6:6 gen:hpcg:7:7:7
+    set --
+    for r in "${real[@]}"; do set -- "$@" "$MATDIR/$r.mtx"; done
+    set -- "$@" gen:hpcg:6:6:6 gen:hpcg:7:7:7
     if [ "$memgb" -ge "${SDAINV_MIN_GB_888:-40}" ]; then
         set -- "$@" gen:hpcg:8:8:8
     else
@@ -128,7 +140,8 @@ for m in "$@"; do
     case $m in
     gen:*) spec=${m#gen:}; name=$(echo "$spec" | tr ':' '_'); f=$WORK/$name.mtx
         [ -f "$f" ] || "$PACKSELL" gen "$spec" -o "$f" > /dev/null ;;
-    *) f=$m; name=$(basename "$m" .mtx) ;;
+    *) f=$m; name=$(basename "$m" .mtx)
+        [ -f "$f" ] || { notes+=("$m skipped: no such file"); echo "skip $m: no such file" | tee -a "$log"; continue; } ;;
     esac
     nnz_file=$(awk '!/^%/ {print $3; exit}' "$f")
     reps=${REPS:-$([ "$nnz_file" -gt 100000000 ] && echo 1 || echo 3)}
@@ -182,7 +195,7 @@ done
 {
     echo "{"
     echo "  \"date\": \"$date_utc\", \"commit\": \"$commit$dirty\", \"cpu\": \"$cpu\", \"cores\": $cores,"
-    echo "  \"threads\": $THREADS, \"tol\": $TOL, \"acc\": $ACC, \"reference\": \"suzuki-hpc/F3R $ref_id\","
+    echo "  \"threads\": $THREADS, \"omp_wait_policy\": \"$OMP_WAIT_POLICY\", \"tol\": $TOL, \"acc\": $ACC, \"reference\": \"suzuki-hpc/F3R $ref_id\","
     echo "  \"reference_compiler\": \"$($CXX --version | head -1) ${refflags[*]}\","
     echo "  \"command\": \"$cmdline\", \"mem_available_gib_at_start\": $memgb,"
     echo "  \"rows\": ["
@@ -197,7 +210,7 @@ rm -f "$jsonl"
     echo
     echo "Date $date_utc, commit $commit$dirty, $cpu ($cores cores visible, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end),"
     echo "reference suzuki-hpc/F3R $ref_id (\`left_sdainv\`, general form, built with $($CXX --version | head -1), ${refflags[*]})."
-    echo "Command: \`$cmdline\` (THREADS=$THREADS, TOL=$TOL, ACC=$ACC)."
+    echo "Command: \`$cmdline\` (THREADS=$THREADS, TOL=$TOL, ACC=$ACC, OMP_WAIT_POLICY=$OMP_WAIT_POLICY)."
     echo
     echo "Both codes read the same .mtx file and apply the same symmetric diagonal scaling"
     echo "(\`algorithm::scaling\` / \`psl_matrix_scale_symmetric\`). Build wall seconds, median of"
