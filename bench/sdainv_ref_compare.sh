@@ -12,7 +12,9 @@
 # MATRIX: "gen:SPEC" (written with `packsell gen SPEC`) or a .mtx path.
 # Default: MATDIR/{nos1,bcsstk13,bcsstk16,Dubcova1}.mtx (SPD; the first two fill
 # in at tol 0.1), gen:hpcg:6:6:6, gen:hpcg:7:7:7,
-# plus gen:hpcg:8:8:8 when MemAvailable is at least SDAINV_MIN_GB_888 (default 40) GiB.
+# plus gen:hpcg:8:8:8 when MemAvailable is at least SDAINV_MIN_GB_888 (default 32) GiB
+# and SKIP_888 is unset (the reference's peak RSS is 2.66 GB on HPCG_7_7_7, so
+# about 21 GB on HPCG_8_8_8; ours 2.5 GB, about 20 GB).
 # Environment:
 #   REF_SRC   the reference source tree (holding library/); default: exported
 #             from the mirror REF_MIRROR (default /work/.mirror/suzuki-hpc+F3R/repo,
@@ -26,15 +28,21 @@
 #             take the core from the sequential left-looking loop (as run_suite.sh)
 #   DUMP_MAX_NNZ  the factors of every matrix with fewer entries in its file are
 #             compared entry by entry (default 2000000)
+#   OURS_RUNS which of our four runs (threads:form; form 1 symmetric, 0 general),
+#             default "1:1 all:1 1:0 all:0"; the others read "-" in the table
 #   WORK      where the .mtx files and dumps go (default $BUILD/sdainv-cmp)
 #   MATDIR    the real matrices (default ../shared/matrices, else bench/.ref-f3r/matrices,
 #             where the export copies the four above)
 # On the device host, with no network: export here first,
 # `REF_EXPORT_ONLY=1 bash bench/sdainv_ref_compare.sh` (the reference's library/
 # and the four real matrices into the git-ignored bench/.ref-f3r/, ~10 MB), carry
-# bench/.ref-f3r and run `bash bench/sdainv_ref_compare.sh` there (it configures
-# and builds our code itself; HPCG_8_8_8 needs ~10 GB of disk for the .mtx and
-# about 20 GB of memory in the reference's read).
+# bench/.ref-f3r and run there (it configures and builds our code itself):
+#   SKIP_888=1 bash bench/sdainv_ref_compare.sh                   (a few minutes)
+#   OUT=bench/results/2026-12-01-sdainv-build-888 OURS_RUNS="1:1 all:1 all:0" \
+#       bash bench/sdainv_ref_compare.sh gen:hpcg:8:8:8              (a second call)
+# HPCG_8_8_8 needs ~10 GB of disk for the .mtx, ~21 GB of memory, and several
+# minutes (the reference's reader is sequential text parsing: 31 s for
+# HPCG_7_7_7 on the development machine, eight times that here).
 # g++ only: the reference's headers take the CUDA path whenever
 # __has_include("cuda_runtime_api.h") is true, and some hosts have the CUDA
 # headers in /usr/local/include; the driver is therefore compiled with
@@ -100,10 +108,12 @@ if [ $# -eq 0 ]; then
     set --
     for r in "${real[@]}"; do set -- "$@" "$MATDIR/$r.mtx"; done
     set -- "$@" gen:hpcg:6:6:6 gen:hpcg:7:7:7
-    if [ "$memgb" -ge "${SDAINV_MIN_GB_888:-40}" ]; then
+    if [ -n "${SKIP_888:-}" ]; then
+        notes+=("HPCG_8_8_8 not in this run (SKIP_888)")
+    elif [ "$memgb" -ge "${SDAINV_MIN_GB_888:-32}" ]; then
         set -- "$@" gen:hpcg:8:8:8
     else
-        notes+=("HPCG_8_8_8 skipped: MemAvailable ${memgb} GiB < ${SDAINV_MIN_GB_888:-40} GiB")
+        notes+=("HPCG_8_8_8 skipped: MemAvailable ${memgb} GiB < ${SDAINV_MIN_GB_888:-32} GiB")
     fi
 fi
 
@@ -115,16 +125,19 @@ date_utc=$(date -u +%FT%TZ)
 cmdline="bash bench/sdainv_ref_compare.sh $*"
 csv=$OUT/sdainv_build.csv
 jsonl=$OUT/sdainv_build.jsonl
-echo "matrix,n,nnz_a,ref_median_s,ref_min_s,ref_peak_rss_mb,ours_sym_1t_median_s,ours_sym_1t_cpu_s,ours_sym_all_median_s,ours_sym_all_cpu_s,ours_gen_1t_median_s,ours_gen_all_median_s,threads,nnz_ref_z,nnz_ref_wt,nnz_ours_zdinv,nnz_ours_wt,nnz_equal,reps" > "$csv"
+echo "matrix,n,nnz_a,ref_median_s,ref_min_s,ref_best_cpu_s,ref_peak_rss_mb,ours_sym_1t_median_s,ours_sym_1t_cpu_s,ours_sym_all_median_s,ours_sym_all_cpu_s,ours_gen_1t_median_s,ours_gen_all_median_s,threads,nnz_ref_z,nnz_ref_wt,nnz_ours_zdinv,nnz_ours_wt,nnz_equal,reps" > "$csv"
 : > "$jsonl"
 log=$OUT/run.log
 : > "$log"
 : > "$OUT/values.txt"
 
+j() { [ "$1" = - ] && echo null || echo "$1"; }
 median() { sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 # ours: median wall of the "build r: X s (CPU Y s)" lines, best CPU, nnz; args: file threads sym
+runs=${OURS_RUNS:-1:1 all:1 1:0 all:0}
 run_ours() {
     local f=$1 t=$2 sym=$3 o
+    case " $runs " in *" $([ "$t" = 1 ] && echo 1 || echo all):$sym "*) ;; *) echo "- - - -"; return ;; esac
     o=$(OMP_NUM_THREADS=$t "$BENCH" "$f" --scale --tol "$TOL" --acc "$ACC" --sym "$sym" --reps "$reps")
     printf '%s\n' "$o" >> "$log"
     local med cpu js
@@ -152,17 +165,21 @@ for m in "$@"; do
     rj=$(printf '%s\n' "$ro" | tail -1)
     rget() { printf '%s\n' "$rj" | sed "s/.*\"$1\": \([0-9.e+-]*\).*/\1/"; }
     n=$(rget n); nnza=$(rget nnz_a); rmed=$(rget build_median_s); rmin=$(rget build_min_s)
-    rrss=$(rget peak_rss_mb); rz=$(rget nnz_z); rw=$(rget nnz_wt)
+    rrss=$(rget peak_rss_mb); rcpu=$(rget build_best_cpu_s); rz=$(rget nnz_z); rw=$(rget nnz_wt)
     read -r s1 c1 oz ow <<< "$(run_ours "$f" 1 1)"
     read -r sa ca oz2 ow2 <<< "$(run_ours "$f" "$THREADS" 1)"
     read -r g1 _ gz gw <<< "$(run_ours "$f" 1 0)"
     read -r ga _ _ _ <<< "$(run_ours "$f" "$THREADS" 0)"
-    eq=no
-    [ "$rz" = "$oz" ] && [ "$rw" = "$ow" ] && [ "$oz" = "$oz2" ] && [ "$gz" = "$oz" ] && [ "$gw" = "$ow" ] && eq=yes
-    echo "$name,$n,$nnza,$rmed,$rmin,$rrss,$s1,$c1,$sa,$ca,$g1,$ga,$THREADS,$rz,$rw,$oz,$ow,$eq,$reps" >> "$csv"
-    printf '{"matrix": "%s", "n": %s, "nnz_a": %s, "ref_median_s": %s, "ref_min_s": %s, "ref_peak_rss_mb": %s, "ours_sym_1t_median_s": %s, "ours_sym_1t_cpu_s": %s, "ours_sym_all_median_s": %s, "ours_sym_all_cpu_s": %s, "ours_general_1t_median_s": %s, "ours_general_all_median_s": %s, "threads": %s, "nnz_ref_zdinv": %s, "nnz_ref_wt": %s, "nnz_ours_zdinv": %s, "nnz_ours_wt": %s, "nnz_equal": "%s", "reps": %s}\n' \
-        "$name" "$n" "$nnza" "$rmed" "$rmin" "$rrss" "$s1" "$c1" "$sa" "$ca" "$g1" "$ga" "$THREADS" "$rz" "$rw" "$oz" "$ow" "$eq" "$reps" >> "$jsonl"
-    echo "   ref $rmed s; ours symmetric 1t $s1 s, ${THREADS}t $sa s; general 1t $g1 s, ${THREADS}t $ga s; nnz ref $rz/$rw ours $oz/$ow ($eq)" | tee -a "$log"
+    [ "$oz" = - ] && { oz=$oz2; ow=$ow2; }
+    [ "$oz" = - ] && { oz=$gz; ow=$gw; }
+    eq=yes
+    for pair in "$oz $ow" "$oz2 $ow2" "$gz $gw"; do
+        [ "$pair" = "- -" ] || [ "$pair" = "$rz $rw" ] || eq=no
+    done
+    echo "$name,$n,$nnza,$rmed,$rmin,$rcpu,$rrss,$s1,$c1,$sa,$ca,$g1,$ga,$THREADS,$rz,$rw,$oz,$ow,$eq,$reps" >> "$csv"
+    printf '{"matrix": "%s", "n": %s, "nnz_a": %s, "ref_median_s": %s, "ref_min_s": %s, "ref_best_cpu_s": %s, "ref_peak_rss_mb": %s, "ours_sym_1t_median_s": %s, "ours_sym_1t_cpu_s": %s, "ours_sym_all_median_s": %s, "ours_sym_all_cpu_s": %s, "ours_general_1t_median_s": %s, "ours_general_all_median_s": %s, "threads": %s, "nnz_ref_zdinv": %s, "nnz_ref_wt": %s, "nnz_ours_zdinv": %s, "nnz_ours_wt": %s, "nnz_equal": "%s", "reps": %s}\n' \
+        "$name" "$n" "$nnza" "$rmed" "$rmin" "$rcpu" "$rrss" "$(j "$s1")" "$(j "$c1")" "$(j "$sa")" "$(j "$ca")" "$(j "$g1")" "$(j "$ga")" "$THREADS" "$rz" "$rw" "$(j "$oz")" "$(j "$ow")" "$eq" "$reps" >> "$jsonl"
+    echo "   ref $rmed s (CPU $rcpu s); ours symmetric 1t $s1 s, ${THREADS}t $sa s; general 1t $g1 s, ${THREADS}t $ga s; nnz ref $rz/$rw ours $oz/$ow ($eq)" | tee -a "$log"
     # entry-by-entry comparison on the small matrices
     if [ "$nnz_file" -lt "${DUMP_MAX_NNZ:-2000000}" ]; then
         "$WORK/sdainv_ref_driver" "$f" --tol "$TOL" --acc "$ACC" --reps 1 --dump "$WORK/ref.txt" > /dev/null
@@ -214,14 +231,15 @@ rm -f "$jsonl"
     echo
     echo "Both codes read the same .mtx file and apply the same symmetric diagonal scaling"
     echo "(\`algorithm::scaling\` / \`psl_matrix_scale_symmetric\`). Build wall seconds, median of"
-    echo "the repetitions (reps column); the matrix read and the scaling are not timed."
+    echo "the repetitions (reps in the CSV); CPU: the process's CPU seconds, best repetition"
+    echo "(the steadier figure on a shared machine). The read and the scaling are not timed."
     echo "Ours: \`sdainv_build_bench FILE --scale --sym 1|0\` (symmetric form: Z only; general:"
     echo "W and Z, the reference's algorithm). nnz: Z D^-1 / W^T."
     echo
-    echo "| matrix | n | nnz(A) | reference s | ours sym, 1 thread s | ours sym, $THREADS threads s | ours general, 1 / $THREADS threads s | nnz reference | nnz ours | same nnz |"
+    echo "| matrix | n | nnz(A) | reference s (CPU s) | ours sym, 1 thread s (CPU s) | ours sym, $THREADS threads s | ours general, 1 / $THREADS threads s | nnz reference | nnz ours | same nnz |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
-    tail -n +2 "$csv" | while IFS=, read -r name n nnza rmed rmin rrss s1 c1 sa ca g1 ga th rz rw oz ow eq reps; do
-        echo "| $name | $n | $nnza | $rmed | $s1 | $sa | $g1 / $ga | $rz / $rw | $oz / $ow | $eq |"
+    tail -n +2 "$csv" | while IFS=, read -r name n nnza rmed rmin rcpu rrss s1 c1 sa ca g1 ga th rz rw oz ow eq reps; do
+        echo "| $name | $n | $nnza | $rmed ($rcpu) | $s1 ($c1) | $sa | $g1 / $ga | $rz / $rw | $oz / $ow | $eq |"
     done
     echo
     [ -s "$OUT/values.txt" ] && { echo "Entry-by-entry comparison of the factors (values.txt):"; echo; sed 's/^/- /' "$OUT/values.txt"; echo; }
