@@ -169,11 +169,12 @@ for m in "$@"; do
     read -r s1 c1 oz ow <<< "$(run_ours "$f" 1 1)"
     read -r sa ca oz2 ow2 <<< "$(run_ours "$f" "$THREADS" 1)"
     read -r g1 _ gz gw <<< "$(run_ours "$f" 1 0)"
-    read -r ga _ _ _ <<< "$(run_ours "$f" "$THREADS" 0)"
+    read -r ga _ gz2 gw2 <<< "$(run_ours "$f" "$THREADS" 0)"
     [ "$oz" = - ] && { oz=$oz2; ow=$ow2; }
     [ "$oz" = - ] && { oz=$gz; ow=$gw; }
+    [ "$oz" = - ] && { oz=$gz2; ow=$gw2; }
     eq=yes
-    for pair in "$oz $ow" "$oz2 $ow2" "$gz $gw"; do
+    for pair in "$oz $ow" "$oz2 $ow2" "$gz $gw" "$gz2 $gw2"; do
         [ "$pair" = "- -" ] || [ "$pair" = "$rz $rw" ] || eq=no
     done
     echo "$name,$n,$nnza,$rmed,$rmin,$rcpu,$rrss,$s1,$c1,$sa,$ca,$g1,$ga,$THREADS,$rz,$rw,$oz,$ow,$eq,$reps" >> "$csv"
