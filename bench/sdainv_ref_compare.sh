@@ -30,6 +30,7 @@
 #             compared entry by entry (default 2000000)
 #   OURS_RUNS which of our four runs (threads:form; form 1 symmetric, 0 general),
 #             default "1:1 all:1 1:0 all:0"; the others read "-" in the table
+#   COMMIT    the commit to record when the tree has no .git (as on the device host)
 #   WORK      where the .mtx files and dumps go (default $BUILD/sdainv-cmp)
 #   MATDIR    the real matrices (default ../shared/matrices, else bench/.ref-f3r/matrices,
 #             where the export copies the four above)
@@ -117,9 +118,10 @@ if [ $# -eq 0 ]; then
     fi
 fi
 
-commit=$(git rev-parse --short HEAD)
-dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo "+dirty" || true)
-cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+# the device host's copy of the tree may have no .git: COMMIT names the code then
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+dirty" || true)
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -1)
 cores=$(nproc)
 date_utc=$(date -u +%FT%TZ)
 cmdline="bash bench/sdainv_ref_compare.sh $*"
