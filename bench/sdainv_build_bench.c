@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         if (psl_sdainv_build(A, &o, &Wt, &ZD) != PSL_OK)
             return fail("psl_sdainv_build");
         double t = now() - t0, c = cpu_now() - c0;
-        printf("build %d: %.3f s (CPU %.3f s)\n", r, t, c);
+        printf("build %d: %.6f s (CPU %.6f s)\n", r, t, c);
         if (t < best)
             best = t;
         if (c < best_cpu)
