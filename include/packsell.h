@@ -96,8 +96,8 @@ void psl_free(void *ptr);
 
 /* Runtime options. Each is named by its environment variable; a program sets
  * it with psl_option_set, which takes precedence over the environment. All
- * values give the same results: the options choose a kernel or a form of
- * it, to measure and test each.
+ * values give the same results (PSL_SOLVER_FUSE: up to rounding): the
+ * options choose a kernel or a form of it, to measure and test each.
  *
  *  name                    values                    default  what it does
  *  PSL_KERNEL              auto|omp|ref              auto     CPU SpMV backend: auto takes the
@@ -127,12 +127,17 @@ void psl_free(void *ptr);
  *                                                             the cluster of a long-row slice,
  *                                                             rounded down to a power of two and to
  *                                                             what the device runs; 1: no clusters.
+ *  PSL_SOLVER_FUSE         0|1                       1        CG: 1 runs the fused vector steps
+ *                                                             (residual update, Jacobi and both
+ *                                                             dots in one pass; x and p updates in
+ *                                                             one pass); 0 separate operations
+ *                                                             (results equal up to rounding).
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
- * with.
+ * with; PSL_SOLVER_FUSE by every CG solve (inner ones too).
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty
@@ -883,10 +888,10 @@ void psl_sdainv_options_init(psl_sdainv_options *opt);
 psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
                             psl_matrix **Wt, psl_matrix **ZDinv);
 
-/* A preconditioner y = alpha * F2 (F1 x) + beta*y from two matrices (for
- * SD-AINV: F1 = Wt, F2 = ZDinv), each converted with *storage (NULL: kept
- * as given; psl_matrix_convert of FP64 CSR) and applied to vectors of
- * vec_type with one workspace vector. The operator keeps its own copies. */
+/* A preconditioner y = alpha * F2 (F1 x) + beta*y from two FP64 CSR matrices
+ * (for SD-AINV: F1 = Wt, F2 = ZDinv), each converted with *storage (any
+ * format and codec; NULL: FP64 CSR) and applied to vectors of vec_type with
+ * one workspace vector. The operator keeps its own copies. */
 psl_status psl_precond_product(psl_op **M, psl_exec *ex, const psl_matrix *F1,
                                const psl_matrix *F2, const psl_convert_options *storage,
                                psl_scalar vec_type);
@@ -924,7 +929,11 @@ typedef struct psl_solver_options {
     int32_t max_iters;       /* iteration limit (default 10000), >= 1 */
     int32_t fixed_iters;     /* > 0: an inner solver: exactly this many iterations
                                 from x = 0 on b/||b||, scaled back, testing
-                                nothing; p.Ap <= 0 ends it early; default 0 */
+                                nothing (after p.Ap <= 0 the remaining ones
+                                change nothing); default 0 */
+    psl_scalar op_type;      /* fixed_iters > 0: the type of the x and y of the
+                                solver as an operator, converted from and to
+                                vec_type (default FP64) */
     int32_t fcg_mmax;        /* FCG: directions kept (default 1), 1..64 */
     int32_t fcg_restart;     /* FCG: 0 (default) keep the last mmax directions;
                                 1 Notay's truncate-and-restart schedule
@@ -1001,8 +1010,10 @@ typedef struct psl_solve_config {
     psl_precond_kind precond;          /* default Jacobi */
     psl_sdainv_options sdainv;         /* SD-AINV build options */
     psl_convert_options storage;       /* the outer matrix (default CSR FP64) */
-    psl_convert_options precond_storage; /* SD-AINV factors (default: CSR FP64
-                                          outer; IOCG inner: FP32 SELL) */
+    psl_convert_options precond_storage; /* SD-AINV factors of CG and FCG
+                                          (default CSR FP64) */
+    psl_convert_options inner_precond_storage; /* SD-AINV factors inside IOCG
+                                          (default SELL FP32, C = 32, sigma = 256) */
     psl_convert_options inner_storage; /* IOCG inner matrix (default PackSELL,
                                           codec E8M14 (D = 8), C = 32, sigma = 256) */
     int32_t inner_iters;               /* IOCG m_in (default 50), >= 1 */
@@ -1010,6 +1021,9 @@ typedef struct psl_solve_config {
                                           Gbar^-1 b, x = Gbar^-1 y, gbar_i =
                                           sqrt|a_ii| (1 if zero or missing) */
     int device;                        /* -1 (default): CPU; >= 0: CUDA device */
+    int32_t repeat;                    /* solves from the same x0 with one setup, for
+                                          timing (default 1), 1..1000; the last
+                                          one's x is returned */
     psl_solver_options solver;         /* outer solver (tol, max_iters, vec_type,
                                           fcg_*, monitor); residual_op is set
                                           by psl_solve */
@@ -1026,7 +1040,9 @@ typedef struct psl_solve_report {
     double precond_seconds;    /* preconditioner build (SD-AINV: the factors
                                   and their conversion) */
     double upload_seconds;     /* copies to the device (CUDA) */
-    double solve_seconds;      /* the iteration, to the final true residual */
+    double solve_seconds;      /* the iteration, to the final true residual
+                                  (the median over cfg->repeat solves) */
+    double solve_seconds_min, solve_seconds_max; /* over the repeats */
 } psl_solve_report;
 
 /* Solve A x = b for a square FP64 CSR matrix A: b and x are host arrays of

@@ -226,5 +226,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_choose(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * main.c -- entry point of the packsell command: global --help/--version and
- * dispatch to the subcommands (gen, info, convert, spmv, bench, choose).
+ * dispatch to the subcommands (gen, info, convert, spmv, bench, choose, solve).
  */
 #include "cli.h"
 
@@ -19,6 +19,7 @@ static const command commands[] = {
     {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y in a chosen format"},
     {"bench", cmd_bench, "time SpMV in CSR, SELL and PackSELL precisions"},
     {"choose", cmd_choose, "pick the format for GPU SpMV at a precision (cost model)"},
+    {"solve", cmd_solve, "solve A x = b with PCG, flexible CG or inner-outer CG"},
 };
 
 static void usage(FILE *f)

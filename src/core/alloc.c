@@ -58,4 +58,13 @@ psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what)
     return PSL_OK;
 }
 
+psl_status psl_alloc_zero(void **out, size_t nmemb, size_t size, const char *what)
+{
+    *out = psl_calloc(nmemb, size);
+    if (!*out)
+        return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating %s (%zu x %zu bytes)",
+                         what, nmemb, size);
+    return PSL_OK;
+}
+
 void psl_free(void *ptr) { free(ptr); }

@@ -113,6 +113,8 @@ void *psl_malloc(size_t nmemb, size_t size);
 void *psl_calloc(size_t nmemb, size_t size);
 /* Allocate or fail with PSL_ERR_OUT_OF_MEMORY (and message naming what). */
 psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what);
+/* The same, zeroed. */
+psl_status psl_alloc_zero(void **out, size_t nmemb, size_t size, const char *what);
 
 /* ---- matrix object ---- */
 /* A zeroed matrix with the magic set, or NULL. */

@@ -83,6 +83,12 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                    "of a long-row slice, rounded down to a power of two and "
                                    "to what the device runs; 1: no clusters. Read by "
                                    "psl_dmatrix_upload and psl_dmatrix_convert."},
+    [PSL_OPT_SOLVER_FUSE] = {"PSL_SOLVER_FUSE", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
+                             "0|1", "1",
+                             "1 runs CG's fused vector steps (the residual update, Jacobi and "
+                             "both dots in one pass; the x and p updates in one pass); 0 the "
+                             "separate operations, to measure what fusion gains. Same results "
+                             "up to rounding. Read by each CG solve and inner CG application."},
 };
 
 /* ---- state */

@@ -16,6 +16,7 @@
 #include "codec/half.h" /* PSL_HD */
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -172,6 +173,9 @@ struct psl_exec {
  * device and set up ex->scratch; release it. */
 psl_status psl_cuda_exec_init(psl_exec *ex);
 void psl_cuda_exec_release(psl_exec *ex);
+/* Whether p is host memory that the device cannot use as a vector (false
+ * without CUDA). */
+bool psl_cuda_pointer_is_host(const void *p);
 
 #ifdef __cplusplus
 }

@@ -17,3 +17,9 @@ psl_status psl_cuda_exec_init(psl_exec *ex)
 void psl_cuda_exec_release(psl_exec *ex) { (void)ex; }
 
 const psl_backend psl_backend_cuda = {.name = "cuda"};
+
+bool psl_cuda_pointer_is_host(const void *p)
+{
+    (void)p;
+    return false;
+}

@@ -1,0 +1,303 @@
+/*
+ * solve.c -- psl_solve: one call from an FP64 CSR matrix and host vectors to
+ * a solution. It scales the system, converts the matrix for the outer and
+ * inner levels, builds the preconditioner, puts everything on the executor,
+ * solves, scales back, and times each part. IO-CG is assembled here: FCG
+ * whose preconditioner is the operator of a fixed-iteration FP32 CG.
+ */
+#include "solver/solver_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void psl_solve_config_init(psl_solve_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->method = PSL_SOLVE_CG;
+    cfg->precond = PSL_PRECOND_JACOBI;
+    psl_sdainv_options_init(&cfg->sdainv);
+    psl_convert_options_init(&cfg->storage);
+    psl_convert_options_init(&cfg->precond_storage);
+    psl_convert_options_init(&cfg->inner_precond_storage);
+    cfg->inner_precond_storage.format = PSL_FORMAT_SELL;
+    cfg->inner_precond_storage.value_type = PSL_FP32;
+    psl_convert_options_init(&cfg->inner_storage);
+    cfg->inner_storage.format = PSL_FORMAT_PACKSELL;
+    cfg->inner_storage.codec = (psl_codec){8, 14};
+    cfg->inner_iters = 50;
+    cfg->scale = 1;
+    cfg->device = -1;
+    cfg->repeat = 1;
+    psl_solver_options_init(&cfg->solver);
+}
+
+static psl_status check_config(const psl_solve_config *c, const char *who)
+{
+    if (c->method != PSL_SOLVE_CG && c->method != PSL_SOLVE_FCG && c->method != PSL_SOLVE_IOCG)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: method %d (CG, FCG or IOCG)", who,
+                         (int)c->method);
+    if (c->precond != PSL_PRECOND_NONE && c->precond != PSL_PRECOND_JACOBI &&
+        c->precond != PSL_PRECOND_SDAINV)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: precond %d (none, Jacobi or SD-AINV)", who,
+                         (int)c->precond);
+    if (c->method == PSL_SOLVE_IOCG && c->inner_iters < 1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: inner_iters %d (>= 1)", who,
+                         c->inner_iters);
+    if (c->scale != 0 && c->scale != 1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: scale %d (0 or 1)", who, c->scale);
+    if (c->repeat < 1 || c->repeat > 1000)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: repeat %d (1..1000)", who, c->repeat);
+    if (c->device < -1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: device %d (-1: CPU, >= 0: CUDA)", who,
+                         c->device);
+    if (c->solver.fixed_iters != 0)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: solver.fixed_iters must be 0 (the outer "
+                         "solver iterates to tol)", who);
+    return PSL_OK;
+}
+
+static psl_status check_finite(const double *v, int64_t n, const char *what, const char *who)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return psl_error_at(PSL_ERR_NONFINITE, -1, i, -1, "%s: %s[%lld] is %g", who, what,
+                                (long long)i, v[i]);
+    return PSL_OK;
+}
+
+/* Everything psl_solve builds, released together. */
+typedef struct solve_parts {
+    psl_exec *ex;
+    const psl_matrix *sys; /* the system solved: As, or the caller's A unscaled */
+    psl_matrix *As, *Aouter, *Ainner, *Wt, *ZD;
+    psl_op *Aop, *Rop, *Mop, *Ainop, *Minop;
+    psl_solver *inner, *outer;
+    psl_vec *b, *x;
+    double *gbar, *bs, *xs;
+} solve_parts;
+
+static void parts_free(solve_parts *p)
+{
+    psl_vec_destroy(&p->b);
+    psl_vec_destroy(&p->x);
+    psl_solver_destroy(&p->outer);
+    psl_solver_destroy(&p->inner);
+    psl_op_destroy(&p->Aop);
+    psl_op_destroy(&p->Rop);
+    psl_op_destroy(&p->Mop);
+    psl_op_destroy(&p->Ainop);
+    psl_op_destroy(&p->Minop);
+    psl_matrix_destroy(&p->Aouter);
+    psl_matrix_destroy(&p->Ainner);
+    psl_matrix_destroy(&p->Wt);
+    psl_matrix_destroy(&p->ZD);
+    psl_matrix_destroy(&p->As);
+    psl_exec_destroy(&p->ex);
+    free(p->gbar);
+    free(p->bs);
+    free(p->xs);
+}
+
+static bool is_fp64_csr(const psl_convert_options *o)
+{
+    return o->format == PSL_FORMAT_CSR && o->value_type == PSL_FP64;
+}
+
+/* A preconditioner of kind for S in vectors of type t, factors in storage. */
+static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_scalar t,
+                               const psl_convert_options *storage, psl_op **M)
+{
+    switch (c->precond) {
+    case PSL_PRECOND_JACOBI: return psl_precond_jacobi(M, p->ex, p->sys, t);
+    case PSL_PRECOND_SDAINV:
+        if (!p->Wt)
+            PSL_TRY(psl_sdainv_build(p->sys, &c->sdainv, &p->Wt, &p->ZD));
+        return psl_precond_product(M, p->ex, p->Wt, p->ZD, storage, t);
+    default: *M = NULL; return PSL_OK;
+    }
+}
+
+static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double *b,
+                              const double *x, const psl_solve_config *c, psl_solve_report *rep)
+{
+    int64_t n = A->nrows;
+    psl_scalar t = c->solver.vec_type;
+    double t0 = now_seconds();
+    /* 1. scaling (the caller's arrays are only read) */
+    PSL_TRY(psl_alloc_zero((void **)&p->bs, n > 0 ? (size_t)n : 1, sizeof(double), "the scaled b"));
+    PSL_TRY(psl_alloc_zero((void **)&p->xs, n > 0 ? (size_t)n : 1, sizeof(double), "the scaled x"));
+    const psl_matrix *S = A;
+    if (c->scale) {
+        PSL_TRY(psl_alloc_zero((void **)&p->gbar, n > 0 ? (size_t)n : 1, sizeof(double), "gbar"));
+        PSL_TRY(psl_matrix_scale_symmetric(&p->As, A, p->gbar));
+        PSL_TRY(psl_vector_div_diag(n, p->gbar, b, p->bs));
+        for (int64_t i = 0; i < n; i++)
+            p->xs[i] = x[i] * p->gbar[i];
+        S = p->As;
+    } else {
+        memcpy(p->bs, b, (size_t)n * sizeof(double));
+        memcpy(p->xs, x, (size_t)n * sizeof(double));
+    }
+    const psl_matrix *Sys = S;
+    p->sys = S;
+    double t1 = now_seconds();
+    rep->scale_seconds = t1 - t0;
+
+    /* 2. conversions */
+    const psl_matrix *outer = Sys;
+    if (!is_fp64_csr(&c->storage)) {
+        PSL_TRY(psl_matrix_convert(&p->Aouter, Sys, &c->storage));
+        outer = p->Aouter;
+    }
+    if (c->method == PSL_SOLVE_IOCG)
+        PSL_TRY(psl_matrix_convert(&p->Ainner, Sys, &c->inner_storage));
+    double t2 = now_seconds();
+    rep->convert_seconds = t2 - t1;
+
+    /* 3. executor and operators (the uploads, on CUDA) */
+    if (c->device >= 0)
+        PSL_TRY(psl_exec_create_cuda(&p->ex, c->device, NULL));
+    else
+        PSL_TRY(psl_exec_create_cpu(&p->ex));
+    PSL_TRY(psl_op_matrix(&p->Aop, p->ex, outer, t));
+    /* the true residual needs FP64 values and vectors: else an FP64 CSR operator */
+    bool exact = t == PSL_FP64 && c->storage.format != PSL_FORMAT_PACKSELL &&
+                 c->storage.value_type == PSL_FP64;
+    if (!exact)
+        PSL_TRY(psl_op_matrix(&p->Rop, p->ex, Sys, PSL_FP64));
+    if (p->Ainner)
+        PSL_TRY(psl_op_matrix(&p->Ainop, p->ex, p->Ainner, PSL_FP32));
+    double t3 = now_seconds();
+    rep->upload_seconds = t3 - t2;
+
+    /* 4. preconditioner and solvers */
+    psl_status st = PSL_OK;
+    psl_solver_options o = c->solver;
+    o.residual_op = p->Rop;
+    if (c->method == PSL_SOLVE_IOCG) {
+        st = make_precond(p, c, PSL_FP32, &c->inner_precond_storage, &p->Minop);
+        psl_solver_options in;
+        psl_solver_options_init(&in);
+        in.vec_type = PSL_FP32;
+        in.dot_acc = c->solver.dot_acc;
+        in.fixed_iters = c->inner_iters;
+        in.op_type = t;
+        if (st == PSL_OK)
+            st = psl_solver_create(&p->inner, PSL_METHOD_CG, p->Ainop, p->Minop, &in);
+        if (st == PSL_OK)
+            st = psl_solver_create(&p->outer, PSL_METHOD_FCG, p->Aop, psl_solver_op(p->inner), &o);
+    } else {
+        st = make_precond(p, c, t, &c->precond_storage, &p->Mop);
+        if (st == PSL_OK)
+            st = psl_solver_create(&p->outer,
+                                   c->method == PSL_SOLVE_CG ? PSL_METHOD_CG : PSL_METHOD_FCG,
+                                   p->Aop, p->Mop, &o);
+    }
+    PSL_TRY(st);
+    double t4 = now_seconds();
+    rep->precond_seconds = t4 - t3;
+    return PSL_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ||b - A x|| / ||b|| in FP64 on the host. */
+static psl_status host_relres(const psl_matrix *A, const double *b, const double *x, double *rel)
+{
+    int64_t n = A->nrows;
+    double *r = NULL;
+    PSL_TRY(psl_alloc_zero((void **)&r, n > 0 ? (size_t)n : 1, sizeof(double), "a residual"));
+    memcpy(r, b, (size_t)n * sizeof(double));
+    psl_status st = psl_spmv(-1.0, A, x, 1.0, r, PSL_FP64);
+    double rr = 0.0, bb = 0.0;
+    for (int64_t i = 0; st == PSL_OK && i < n; i++) {
+        rr += r[i] * r[i];
+        bb += b[i] * b[i];
+    }
+    free(r);
+    *rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
+    return st;
+}
+
+psl_status psl_solve(const psl_matrix *A, const double *b, double *x, const psl_solve_config *cfg,
+                     psl_solve_report *report)
+{
+    const char *who = "psl_solve";
+    PSL_TRY(psl_matrix_check_fp64_csr(A, who));
+    if (A->nrows != A->ncols)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: the matrix is %d x %d, not square", who,
+                         A->nrows, A->ncols);
+    if ((!b || !x) && A->nrows > 0)
+        return psl_error(PSL_ERR_NULL_POINTER, "%s: b or x is NULL", who);
+    psl_solve_config def;
+    psl_solve_config_init(&def);
+    if (!cfg)
+        cfg = &def;
+    PSL_TRY(check_config(cfg, who));
+    int64_t n = A->nrows;
+    PSL_TRY(check_finite(b, n, "b", who));
+    PSL_TRY(check_finite(x, n, "x", who));
+    psl_solve_report rep = {0};
+    solve_parts p = {0};
+    psl_status st = solve_build(&p, A, b, x, cfg, &rep);
+    psl_scalar t = cfg->solver.vec_type;
+    if (st == PSL_OK)
+        st = psl_vec_create(&p.b, p.ex, n, t);
+    if (st == PSL_OK)
+        st = psl_vec_create(&p.x, p.ex, n, t);
+    if (st == PSL_OK)
+        st = psl_vec_set(p.b, p.bs);
+    if (st == PSL_OK)
+        st = psl_vec_set(p.x, p.xs);
+    if (st != PSL_OK) {
+        parts_free(&p);
+        return st;
+    }
+    double times[1000];
+    int32_t nrep = 0;
+    do {
+        if (nrep > 0 && (st = psl_vec_set(p.x, p.xs)) != PSL_OK)
+            break;
+        st = psl_solver_solve(p.outer, p.b, p.x, &rep.result);
+        times[nrep++] = rep.result.seconds;
+    } while (nrep < cfg->repeat &&
+             (st == PSL_OK || st == PSL_ERR_NOT_CONVERGED || st == PSL_ERR_BREAKDOWN));
+    qsort(times, (size_t)nrep, sizeof times[0], cmp_double);
+    rep.solve_seconds = nrep % 2 ? times[nrep / 2] : 0.5 * (times[nrep / 2 - 1] + times[nrep / 2]);
+    rep.solve_seconds_min = times[0];
+    rep.solve_seconds_max = times[nrep - 1];
+    if (st == PSL_OK || st == PSL_ERR_NOT_CONVERGED || st == PSL_ERR_BREAKDOWN) {
+        psl_error_info keep;
+        psl_last_error(&keep);
+        psl_status gs = psl_vec_get(p.x, p.xs);
+        if (gs == PSL_OK && p.gbar)
+            gs = psl_vector_div_diag(n, p.gbar, p.xs, p.xs);
+        if (gs == PSL_OK) {
+            memcpy(x, p.xs, (size_t)n * sizeof(double));
+            gs = host_relres(A, b, x, &rep.relres_unscaled);
+        }
+        if (gs != PSL_OK)
+            st = gs;
+        else if (st != PSL_OK) /* keep the solver's message */
+            psl_error(st, "%s", keep.message);
+        if (report)
+            *report = rep;
+    }
+    parts_free(&p);
+    return st;
+}
