@@ -19,7 +19,8 @@ and, where --peers names them (HPCG matrices and small files only):
              (estimated residual < 1e-8), beside
   f3r-cg64, f3r16   the reference's GPU CG + SD-AINV and FP16-F3R
              (bench/f3r_peer.sh)
-SD-AINV uses its defaults (tol 0.1, acc 1.0) everywhere; the command's
+SD-AINV (drop tolerance 0.1) everywhere, acc 1.0 on the generated matrices
+and, on a file, the one --stage chose for it (ACC_CHOICES); the command's
 symmetric diagonal scaling is on (the paper's setting) except for
 pcg-jacobi/cupy-cg, which solve the unscaled system both.
 
@@ -71,6 +72,7 @@ F3R_STAGE_DIR = os.path.join(ROOT, ".dev-f3r")
 # removes the unlikely ones.
 D_ORDER = [12, 11, 10, 9, 8, 7, 6, 4, 2, 5, 3, 1]
 M_IN = [20, 50, 80]
+ACC_CHOICES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6"]
 VARIANTS = ["pcg", "fp32", "fp16", "psfp16", "e8"]
 # Inner storage of each IO-CG variant: (--inner-format, --inner-values).
 INNER = {"fp32": ("sell", "fp32"), "fp16": ("sell", "fp16"),
@@ -83,7 +85,8 @@ FIELDS = ["key", "part", "matrix", "source", "nrows", "nnz", "variant", "method"
           "inner_format", "inner_values", "d_bits", "m_in", "vectors", "device", "scale",
           "tol", "max_iters", "repeat", "status", "iterations", "inner_iterations",
           "relres", "relres_unscaled", "setup_scale_s", "setup_convert_s", "setup_precond_s",
-          "setup_upload_s", "solve_s", "solve_s_all", "time_per_iteration_s", "wall_s",
+          "setup_upload_s", "solve_s", "solve_s_min", "solve_s_max", "solve_s_all",
+          "time_per_iteration_s", "relres_recursive", "wall_s",
           "rc", "history", "note", "command", "started_utc"]
 
 
@@ -142,6 +145,16 @@ def find_matrix(name):
         if os.path.isfile(p):
             return p
     return None
+
+
+def read_spd_table():
+    """{name: row} of the staged spd.tsv (empty when there is none)."""
+    for d in [STAGE_DIR] + matrix_dirs():
+        p = os.path.join(d, "spd.tsv")
+        if os.path.isfile(p):
+            with open(p) as f:
+                return {r["name"]: r for r in csv.DictReader(f, delimiter="\t")}
+    return {}
 
 
 def read_spd_list():
@@ -237,6 +250,9 @@ def stage(args):
                and not (isinstance(eig, float) and eig <= 0))
         if isinstance(eig, float) and eig <= 0:
             note = (note + "; " if note else "") + f"smallest eigenvalue {eig:.4g}"
+        acc = "-"
+        if spd and have_solve:
+            acc = choose_acc(args.bin, path, n)
         if index_spd and not spd:
             note = (note + "; " if note else "") + "INDEX.tsv says SPD, the checks disagree"
         rows.append({"name": name, "spd": "yes" if spd else "no",
@@ -245,6 +261,7 @@ def stage(args):
                      "positive_diagonal": "yes" if posdiag else "no",
                      "test_solve": test,
                      "min_eigenvalue": f"{eig:.6g}" if isinstance(eig, float) else eig,
+                     "sdainv_acc": acc,
                      "note": note})
         if spd:
             shutil.copy2(path, os.path.join(STAGE_DIR, name + ".mtx"))
@@ -289,10 +306,22 @@ def solve_supported(binary):
     return p.returncode == 0
 
 
-def test_solve(binary, path, n):
-    """Status of a CPU PCG + Jacobi solve (a cheap definiteness check)."""
+def choose_acc(binary, path, n):
+    """SD-AINV's acc for a matrix, as the reference's suite picks one per
+    matrix in 1.0..1.6: the smallest of ACC_CHOICES with which FP64 PCG +
+    SD-AINV converges on the CPU (with acc = 1 the factors' D can lose
+    definiteness on ill-conditioned matrices, e.g. nos1, lund_a, bcsstk13);
+    "none" if none does."""
+    for acc in ACC_CHOICES:
+        if test_solve(binary, path, n, ["--precond", "sdainv", "--sdainv-acc", acc]) == "converged":
+            return acc
+    return "none"
+
+
+def test_solve(binary, path, n, precond=("--precond", "jacobi")):
+    """Status of a CPU FP64 PCG solve (Jacobi: a cheap definiteness check)."""
     tmp = os.path.join("/tmp", f"psl-spd-{os.getpid()}.json")
-    cmd = [binary, "solve", path, "--method", "pcg", "--precond", "jacobi", "--device", "cpu",
+    cmd = [binary, "solve", path, "--method", "pcg", *precond, "--device", "cpu",
            "--tol", "1e-9", "--max-iters", str(max(1000, 4 * n)), "--json", tmp]
     try:
         subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -366,6 +395,7 @@ class Bench:
         self.last_wall = {}
         self.help_text = ""
         self.recursive_flag = None
+        self.spd = read_spd_table()
 
     def elapsed(self):
         return time.monotonic() - self.start
@@ -428,7 +458,7 @@ class Bench:
         if variant == "pcg-jacobi":
             cmd += ["--precond", "jacobi", "--no-scale", "--rhs", self.rhs_file(source)]
         else:
-            cmd += ["--precond", "sdainv", "--sdainv-tol", "0.1", "--sdainv-acc", "1.0"]
+            cmd += ["--precond", "sdainv", "--sdainv-tol", "0.1", "--sdainv-acc", self.acc_of(source)]
         if variant == "pcg-f3rrule":
             i = cmd.index("--tol")
             cmd[i + 1] = "1e-8"
@@ -441,6 +471,15 @@ class Bench:
         cmd += ["--json", os.path.join(self.out, "json", key + ".json"),
                 "--history", os.path.join(self.out, "hist", key + ".csv")]
         return cmd
+
+    def acc_of(self, source):
+        """SD-AINV acc: --sdainv-acc, else the staged choice for the matrix, else 1.0."""
+        if self.args.sdainv_acc:
+            return self.args.sdainv_acc
+        r = self.spd.get(label_of(source))
+        if r and r.get("sdainv_acc") not in (None, "", "-", "none"):
+            return r["sdainv_acc"]
+        return "1.0"
 
     def rhs_file(self, source):
         """b uniform in [0,1) as k/10^6 (exact decimals: every reader gets
@@ -585,7 +624,11 @@ def fill_from_json(row, d):
                relres_unscaled=g("relres_unscaled"),
                setup_scale_s=g("setup_s", "scale"), setup_convert_s=g("setup_s", "convert"),
                setup_precond_s=g("setup_s", "precond"), setup_upload_s=g("setup_s", "upload"),
-               solve_s=g("solve_s"), time_per_iteration_s=g("time_per_iteration_s"))
+               solve_s=g("solve_s"), solve_s_min=g("solve_s_min"), solve_s_max=g("solve_s_max"),
+               time_per_iteration_s=g("time_per_iteration_s"),
+               relres_recursive=g("relres_recursive"))
+    if isinstance(d.get("scale"), bool):
+        row["scale"] = "symmetric" if d["scale"] else "none"
     if g("device"):
         row["device"] = g("device")
     if g("tol") != "":
@@ -675,6 +718,8 @@ def main():
     ap.add_argument("--max-inner", type=int, default=40000,
                     help="IO-CG: outer limit = this / m_in")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sdainv-acc", default="",
+                    help="SD-AINV acc for every matrix (default: spd.tsv's choice, else 1.0)")
     ap.add_argument("--part", default="")
     ap.add_argument("--archive", default="")
     ap.add_argument("--resume", action="store_true")

@@ -248,7 +248,8 @@ def figures(res, rows, out):
         for j in range(n, rws * cols):
             axes[j // cols][j % cols].axis("off")
         axes[0][0].set_ylabel("speedup over FP64 PCG", fontsize=7)
-        axes[0][0].legend(fontsize=6)
+        if axes[0][0].get_legend_handles_labels()[0]:
+            axes[0][0].legend(fontsize=6)
         fig.tight_layout()
         p = os.path.join(out, "table3_e8my.png")
         fig.savefig(p, dpi=120)
@@ -318,7 +319,8 @@ def history_figure(plt, info, m, out):
         ax.set_xlabel("iteration (inner iterations for IO-CG)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("relative residual")
-    axes[0][0].legend(fontsize=7)
+    if axes[0][0].get_legend_handles_labels()[0]:
+        axes[0][0].legend(fontsize=7)
     fig.suptitle(f"{m}: residual histories (IO-CG: outer iteration x inner iterations per outer)",
                  fontsize=9)
     fig.tight_layout()
