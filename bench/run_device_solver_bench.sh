@@ -14,13 +14,14 @@
 #          SD-AINV and FP16-F3R beside our PCG stopped by its rule, then the
 #          grid on the SPD matrices of .dev-matrices/
 #   2      CuPy and our PCG + Jacobi on HPCG_8_8_8, then its grid
-#   3      the SpMVs of HPCG_8_8_8 alone, the grid on HPCG_8_7_7, HPCG_8_8_7,
-#          gen:lap3d:128 and gen:lap3d:192
+#   3      the SpMVs of HPCG_8_8_8 alone, the grid on HPCG_8_7_7, gen:lap3d:128,
+#          HPCG_8_8_7 and gen:lap3d:192 with D in $SOLVER_D3 (default
+#          12,10,8,6,4,2, so that each matrix gets a spread of D in the time)
 #   smoke  everything on tiny matrices (about 2 minutes with the build)
 #   all    1, 2 and 3 in one run (no call limit: a machine of one's own)
 # Carry: .dev-matrices and .dev-f3r (here, first: python3 bench/solver_bench.py --stage).
 # Environment: SOLVER_DEADLINE (seconds from the start by which the run must
-# have ended, default 570; the bench gets what the build leaves, less 40 s
+# have ended, default 540; the bench gets what the build leaves, less 40 s
 # for the report and the archive), SOLVER_REPEAT (solves per run, default 3),
 # SOLVER_BIN (a built packsell to use instead of building), SOLVER_ARGS (more solver_bench.py options, after the part's own, so they
 # win: e.g. SOLVER_ARGS="--variants e8 --d 1-5" for what a part left out),
@@ -32,7 +33,7 @@ cd "$(dirname "$0")/.."
 T0=$(date +%s)
 PART=${1:-smoke}
 OUT=${OUT:-/tmp/psl-out}
-DEADLINE=${SOLVER_DEADLINE:-570}
+DEADLINE=${SOLVER_DEADLINE:-540}
 REPEAT=${SOLVER_REPEAT:-3}
 # the results are gathered outside $OUT, which must hold few files (the
 # device tool returns at most 8): there only the archive, log.txt, summary.txt
@@ -46,6 +47,7 @@ if [ -n "${SOLVER_RESUME_FROM:-}" ]; then
   cp -r "$SOLVER_RESUME_FROM"/. "$RES"/ && RESUME=(--resume)
 fi
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
+export PSL_RUN_COMMAND="$(env | grep -E '^SOLVER_' | sort | tr '\n' ' ')bash bench/run_device_solver_bench.sh $PART"
 export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close OMP_PLACES=cores OMP_WAIT_POLICY=PASSIVE
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$RES/log.txt"; }
 # pack: rhs/ (b, rebuilt from the seed) never; the solves' logs, then their
@@ -104,13 +106,17 @@ bench() { # bench NAME BUDGET_SHARE(%) solver_bench.py options...
     grep -v '^  ' || true
   pack
 }
-spmv_alone() { # the SpMVs of the solvers, timed alone (time per iteration target)
+# the SpMVs of the solvers' matrices timed alone (the time-per-iteration target)
+KERNELS=sell-fp64,csr-fp64,cusparse-csr-fp64,sell-fp32,sell-fp16:fp32,packsell-fp16:fp32,packsell-e8m14:fp32,packsell-e8m10:fp32
+KERNELS8=sell-fp64,csr-fp64,cusparse-csr-fp64,packsell-e8m12:fp32
+# part 3: fewer D per matrix, so that each gets a spread of them
+D3=${SOLVER_D3:-12,10,8,6,4,2}
+spmv_alone() { # spmv_alone SPEC KERNELS
   local spec=$1 tag
   tag=$(echo "${spec#gen:}" | tr ':' '_')
   log "spmv alone: $spec"
   timeout "$(( $(left) > 100 ? 90 : 10 ))" "$BIN" bench "$spec" --device "$DEV" --json "$RES/spmv_$tag.json" \
-    --kernels sell-fp64,csr-fp64,cusparse-csr-fp64,sell-fp32,sell-fp16:fp32,packsell-fp16:fp32,packsell-e8m14:fp32,packsell-e8m10:fp32 \
-    >"$RES/spmv_$tag.txt" 2>&1 || log "spmv bench $spec failed or was cut (exit $?)"
+    --kernels "$2" >"$RES/spmv_$tag.txt" 2>&1 || log "spmv bench $spec failed or was cut (exit $?)"
   pack
 }
 
@@ -119,22 +125,23 @@ case "$PART" in
     bench smoke-peers 30 --matrices gen:hpcg:5:5:5 --variants pcg --peers cupy,f3r --m-in 20
     bench smoke-grid 100 --matrices gen:hpcg:5:5:5,nos1,gen:lap3d:32 --m-in 20,50 --d 12,8,4 ;;
   1)
-    bench peers7 15 --matrices hpcg7 --variants none --peers cupy
-    spmv_alone gen:hpcg:7:7:7
-    bench hpcg7 50 --matrices hpcg7
-    bench f3r7 40 --matrices hpcg7 --variants none --peers f3r
+    bench peers7 12 --matrices hpcg7 --variants none --peers cupy
+    spmv_alone gen:hpcg:7:7:7 "$KERNELS"
+    bench hpcg7 55 --matrices hpcg7
+    bench f3r7 35 --matrices hpcg7 --variants none --peers f3r
     bench spd 100 --matrices spd ;;
   2)
     bench peers8 15 --matrices hpcg8 --variants none --peers cupy
     bench hpcg8 100 --matrices hpcg8 ;;
   3)
-    spmv_alone gen:hpcg:8:8:8
-    bench lap3d 40 --matrices gen:lap3d:128,gen:lap3d:192
-    bench hpcg877 45 --matrices hpcg877
-    bench hpcg887 100 --matrices hpcg887 ;;
+    spmv_alone gen:hpcg:8:8:8 "$KERNELS8"
+    bench hpcg877 30 --matrices hpcg877 --d "$D3"
+    bench lap3d128 25 --matrices gen:lap3d:128 --d "$D3"
+    bench hpcg887 60 --matrices hpcg887 --d "$D3"
+    bench lap3d192 100 --matrices gen:lap3d:192 --d "$D3" ;;
   all)
     bench peers 100 --matrices hpcg7,hpcg8 --variants none --peers cupy,f3r
-    spmv_alone gen:hpcg:7:7:7; spmv_alone gen:hpcg:8:8:8
+    spmv_alone gen:hpcg:7:7:7 "$KERNELS"; spmv_alone gen:hpcg:8:8:8 "$KERNELS"
     bench grid 100 --matrices hpcg7,hpcg877,hpcg887,hpcg8,spd,gen:lap3d:128,gen:lap3d:192 ;;
   *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, smoke, all)"; exit 2 ;;
 esac

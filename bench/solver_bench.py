@@ -82,7 +82,7 @@ ALIASES = {"hpcg7": "gen:hpcg:7:7:7", "hpcg877": "gen:hpcg:8:7:7",
            "hpcg887": "gen:hpcg:8:8:7", "hpcg8": "gen:hpcg:8:8:8"}
 
 FIELDS = ["key", "part", "matrix", "source", "nrows", "nnz", "variant", "method", "precond",
-          "inner_format", "inner_values", "d_bits", "m_in", "vectors", "device", "scale",
+          "inner_format", "inner_values", "d_bits", "m_in", "sdainv_acc", "vectors", "device", "scale",
           "tol", "max_iters", "repeat", "status", "iterations", "inner_iterations",
           "relres", "relres_unscaled", "setup_scale_s", "setup_convert_s", "setup_precond_s",
           "setup_upload_s", "solve_s", "solve_s_min", "solve_s_max", "solve_s_all",
@@ -633,6 +633,9 @@ def fill_from_json(row, d):
         row["device"] = g("device")
     if g("tol") != "":
         row["tol"] = g("tol")
+    sd = d.get("sdainv") if isinstance(d.get("sdainv"), dict) else {}
+    if "acc" in sd:
+        row["sdainv_acc"] = sd["acc"]
     inner = d.get("inner") if isinstance(d.get("inner"), dict) else {}
     if inner:
         row.update(inner_format=inner.get("format", ""), inner_values=inner.get("values", ""))
@@ -685,6 +688,7 @@ def meta(args, matrices):
         "cpus": os.cpu_count(),
         "packsell": sh(f"{args.bin} --version"),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
+        "run_command": os.environ.get("PSL_RUN_COMMAND", ""),
         "part": args.part,
         "device": args.device,
         "budget_s": args.budget,
