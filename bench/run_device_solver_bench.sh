@@ -19,12 +19,23 @@
 #          12,10,8,6,4,2, so that each matrix gets a spread of D in the time)
 #   smoke  everything on tiny matrices (about 2 minutes with the build)
 #   all    1, 2 and 3 in one run (no call limit: a machine of one's own)
-# Carry: .dev-matrices and .dev-f3r (here, first: python3 bench/solver_bench.py --stage).
+# Carry: .dev-matrices and .dev-f3r (part 1 reads them), made here first by
+#   python3 bench/solver_bench.py --stage --bin CPU_BUILD/packsell
+# (the SPD matrices of ../shared/matrices with their SD-AINV acc, and the
+# reference's binaries). The three parts fill one day's 30 minutes of device
+# time when called one after the other on a warm machine (which keeps the
+# build, so only the first call compiles); give part 3
+# SOLVER_DEADLINE=min(540, budget_left_s - 90) from the tool's status.
+# Afterwards, here: unpack each call's solver-bench.tar.gz into
+# bench/results/DATE-solvers/ and run
+#   python3 bench/solver_report.py bench/results/DATE-solvers/solvers-* \
+#     --out bench/results/DATE-solvers --publish bench/results/RESULTS-solvers.md
 # Environment: SOLVER_DEADLINE (seconds from the start by which the run must
 # have ended, default 540; the bench gets what the build leaves, less 40 s
 # for the report and the archive), SOLVER_REPEAT (solves per run, default 3),
-# SOLVER_BIN (a built packsell to use instead of building), SOLVER_ARGS (more solver_bench.py options, after the part's own, so they
-# win: e.g. SOLVER_ARGS="--variants e8 --d 1-5" for what a part left out),
+# SOLVER_BIN (a built packsell to use instead of building), SOLVER_ARGS
+# (more solver_bench.py options, after the part's own, so they win: e.g.
+# SOLVER_ARGS="--variants e8 --d 1-5" for what a part left out),
 # SOLVER_OUT (results folder name, default solvers-PART), SOLVER_RESUME_FROM
 # (a carried results folder of an earlier call: copied in first, and the
 # solves it already holds are not run again), SOLVER_DEVICE=cpu (a CPU run).

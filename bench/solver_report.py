@@ -198,7 +198,7 @@ def figures(res, rows, out):
         made.append(p)
 
         fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 0.9 * len(mats) + 2), 2.6 * len(panels)),
-                                 sharex=True, squeeze=False)
+                                 sharex=True, sharey=True, squeeze=False)
         w = 0.8 / len(GRID)
         for ax, mi in zip(axes[:, 0], panels):
             for j, (v, name) in enumerate(GRID):
@@ -310,10 +310,11 @@ def history_figure(plt, info, m, out):
         if b and b["variant"] not in ("e8m14", "e8m10"):
             lines.append((f"{b['variant'].upper()}-IO-CG (best)", read_history(b),
                           inner_per_outer(b, mi)))
-        for name, pts, scale in lines:
-            if pts:
+        styles = ["-", "-", "--", ":", "-.", "--", ":", "-."]
+        for k, (name, pts, scale) in enumerate(lines):
+            if pts:  # dashes tell apart curves that coincide (FP16 and E8M10 often do)
                 ax.semilogy([i * scale for i, _ in pts], [max(r, 1e-16) for _, r in pts],
-                            label=name, lw=1)
+                            styles[k % len(styles)], label=name, lw=1.2)
         ax.axhline(1e-9, color="k", lw=0.5, ls="--")
         ax.set_title(f"m_in = {mi}")
         ax.set_xlabel("iteration (inner iterations for IO-CG)")
