@@ -26,6 +26,8 @@ static const char *const status_text[] = {
     [22] = "size exceeds the index types",
     [23] = "feature not compiled into this build",
     [24] = "CUDA error",
+    [25] = "the solver reached its iteration limit before the tolerance",
+    [26] = "the solver broke down (not positive definite, NaN or stagnation)",
     [30] = "internal error in libpacksell (please report)",
 };
 
