@@ -17,15 +17,17 @@ identical doubles), else uniform [0,1) from numpy's default_rng(1). x0 = 0.
 
 CuPy's stopping rule (cupyx/scipy/sparse/linalg/_iterative.py, cg): after
 each iteration it stops when the recursively updated residual satisfies
-||r_k||_2 <= max(rtol * ||b||_2, atol) -- relative to ||b||, not to ||r_0||
-(equal here since x0 = 0), and the recurrence, not b - A x_k. CuPy 13 and
-later take `rtol` (keyword) with atol = 0.0 by default, as SciPy >= 1.12;
-earlier CuPy take `tol` with atol = None meaning tol * ||b||. We pass
-rtol (or tol) = --tol and atol = 0, so both read ||r_k|| <= tol * ||b||,
-then check the true residual ||b - A x||_2 / ||b||_2 ourselves. Iterations
-are counted by the callback, which cg calls once per iteration before its
-test. The callback adds no synchronisation; cg itself reads ||r_k|| on the
-host every iteration (one synchronisation, as our solver's check).
+||r_k||_2 <= max(rtol * ||b||_2, atol): relative to ||b|| (not to ||r_0||;
+the same here, x0 = 0), and on the recurrence, not on b - A x_k. The current
+documentation's signature is cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, ...),
+as SciPy's since 1.12; older CuPy (the v10 documentation) take `tol`, with
+atol=None meaning tol * ||b||. The script reads the signature, passes
+rtol (or tol) = --tol and atol = 0, so either reads ||r_k|| <= tol * ||b||,
+and then checks the true residual ||b - A x||_2 / ||b||_2 itself (reported
+as relres and true_residual_below_tol). Iterations are counted by the
+callback, which cg calls once per iteration before its test; the callback
+adds no synchronisation, while cg reads ||r_k|| on the host every iteration
+(one synchronisation per iteration, as our solver's check).
 
 Timing: CUDA events around each cg call (the call's own setup of the cuSPARSE
 descriptors included, A's transfer excluded), after --warmup untimed solves;

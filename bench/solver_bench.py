@@ -76,7 +76,7 @@ ACC_CHOICES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6"]
 VARIANTS = ["pcg", "fp32", "fp16", "psfp16", "e8"]
 # Inner storage of each IO-CG variant: (--inner-format, --inner-values).
 INNER = {"fp32": ("sell", "fp32"), "fp16": ("sell", "fp16"),
-         "psfp16": ("packsell", "fp16"), "fp64": ("sell", "fp64")}
+         "psfp16": ("packsell", "fp16"), "psbf16": ("packsell", "bf16"), "fp64": ("sell", "fp64")}
 # Shorthands accepted in --matrices.
 ALIASES = {"hpcg7": "gen:hpcg:7:7:7", "hpcg877": "gen:hpcg:8:7:7",
            "hpcg887": "gen:hpcg:8:8:7", "hpcg8": "gen:hpcg:8:8:8"}
@@ -375,7 +375,7 @@ def plan_for(source, args):
         items.append((f"{label}__f3r16", "f3r16", {}))
     if "pcg" in variants:
         items.append((f"{label}__pcg", "pcg", {}))
-    rounds = [v for v in ("fp64", "fp32", "fp16", "psfp16") if v in variants]
+    rounds = [v for v in ("fp64", "fp32", "fp16", "psfp16", "psbf16") if v in variants]
     if "e8" in variants:
         rounds += [f"e8m{22 - d}" for d in d_list]
     for v in rounds:
@@ -394,6 +394,16 @@ class Bench:
             os.makedirs(os.path.join(self.out, sub), exist_ok=True)
         self.csv_path = os.path.join(self.out, "solves.csv")
         self.done = set()
+        if os.path.isfile(self.csv_path):  # rows of an older column set: rewrite them
+            with open(self.csv_path) as f:
+                old = list(csv.DictReader(f))
+            with open(self.csv_path) as f:
+                header = f.readline().strip().split(",")
+            if header != FIELDS:
+                with open(self.csv_path, "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+                    w.writeheader()
+                    w.writerows(old)
         if args.resume and os.path.isfile(self.csv_path):
             with open(self.csv_path) as f:
                 for r in csv.DictReader(f):
@@ -720,7 +730,8 @@ def main():
     ap.add_argument("--m-in", default="20,50,80")
     ap.add_argument("--d", default="1-12", help="delta bits D of E8MY (Y = 22 - D)")
     ap.add_argument("--variants", default=",".join(VARIANTS),
-                    help="pcg,fp32,fp16,psfp16,e8 (fp64: inner FP64 SELL, if the command takes it)")
+                    help="pcg,fp32,fp16,psfp16,e8; also psbf16 (PackSELL BF16) and fp64 "
+                         "(FP64 SELL, if the command takes it)")
     ap.add_argument("--peers", default="", help="cupy,f3r")
     ap.add_argument("--budget", type=float, default=0, help="seconds; 0: no limit")
     ap.add_argument("--solve-timeout", type=float, default=300)
