@@ -140,7 +140,7 @@ case "$PART" in
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"
     bench hpcg7 55 --matrices hpcg7
     bench f3r7 35 --matrices hpcg7 --variants none --peers f3r
-    bench spd 100 --matrices spd ;;
+    bench spd 100 --matrices spd --interleave ;;
   2)
     bench peers8 15 --matrices hpcg8 --variants none --peers cupy
     bench hpcg8 100 --matrices hpcg8 ;;

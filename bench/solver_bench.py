@@ -33,7 +33,9 @@ pass 15 MiB) after every matrix, so a call cut short still returns what it had.
 
 A time budget (--budget SEC) is checked before each solve against the time
 the last solve of the same matrix took: what does not fit is recorded as
-skipped, and the run goes on with whatever still fits.
+skipped, and the run goes on with whatever still fits. --interleave runs
+the n-th solve of every matrix before the (n+1)-th of any, so that a cut
+leaves each of many small matrices its PCG and its likeliest formats.
 
 Real matrices: NAME or NAME.mtx is looked up in $PSL_MATRIX_DIR,
 ../shared/matrices and .dev-matrices/; `spd` in --matrices stands for every
@@ -581,6 +583,7 @@ class Bench:
     def run(self, matrices):
         self.probe()
         total = skipped = 0
+        schedule, bases = [], {}
         for source in matrices:
             label = label_of(source)
             base = {"part": self.args.part, "matrix": label, "source": source}
@@ -589,32 +592,47 @@ class Bench:
                 self.write_row(dict(base, key=f"{label}__missing", status="skipped",
                                     note="matrix not found"))
                 continue
-            hint = nnz_hint(source)
-            est = 2.0 + (hint or 0) * 3e-8
-            log(f"{label}: {source}")
-            for key, variant, opt in plan_for(source, self.args):
-                if key in self.done:
-                    continue
-                cls = variant_class(variant)
-                est_this = (self.last_wall.get((label, cls)) or self.last_wall.get((label, "grid"))
-                            or est * (1 if cls == "grid" else 3))
-                if self.remaining() < est_this * 1.1:
-                    skipped += 1
-                    self.write_row(dict(base, key=key, variant=variant, m_in=opt.get("m_in", ""),
-                                        d_bits=(22 - int(variant[3:])) if variant.startswith("e8m") else "",
-                                        status="skipped", device=self.args.device,
-                                        note=f"budget: {self.remaining():.0f} s left, "
-                                             f"about {est_this:.0f} s needed",
-                                        started_utc=utcnow()))
-                    continue
-                row, wall = self.run_one(source, key, variant, opt, base)
-                total += 1
-                self.last_wall[(label, cls)] = wall
-                base.update(nrows=row.get("nrows", ""), nnz=row.get("nnz", ""))
-                log(f"  {key}: {row.get('status')} it={row.get('iterations')} "
-                    f"inner={row.get('inner_iterations')} relres={row.get('relres')} "
-                    f"solve={row.get('solve_s')} s wall={wall:.1f} s")
-            self.archive()
+            bases[source] = base
+            schedule += [(i, source, item) for i, item in enumerate(plan_for(source, self.args))]
+        if self.args.interleave:
+            # the n-th solve of every matrix before the (n+1)-th of any: a budget
+            # cut then leaves each matrix its most useful solves
+            schedule.sort(key=lambda t: t[0])
+        current = None
+        for _, source, (key, variant, opt) in schedule:
+            base = bases[source]
+            label = base["matrix"]
+            if source != current:
+                if current is not None and not self.args.interleave:
+                    self.archive()
+                current = source
+                if not self.args.interleave:
+                    log(f"{label}: {source}")
+            if key in self.done:
+                continue
+            est = 2.0 + (nnz_hint(source) or 0) * 3e-8
+            cls = variant_class(variant)
+            est_this = (self.last_wall.get((label, cls)) or self.last_wall.get((label, "grid"))
+                        or est * (1 if cls == "grid" else 3))
+            if self.remaining() < est_this * 1.1:
+                skipped += 1
+                self.write_row(dict(base, key=key, variant=variant, m_in=opt.get("m_in", ""),
+                                    d_bits=(22 - int(variant[3:])) if variant.startswith("e8m") else "",
+                                    status="skipped", device=self.args.device,
+                                    note=f"budget: {self.remaining():.0f} s left, "
+                                         f"about {est_this:.0f} s needed",
+                                    started_utc=utcnow()))
+                continue
+            row, wall = self.run_one(source, key, variant, opt, base)
+            total += 1
+            self.last_wall[(label, cls)] = wall
+            base.update(nrows=row.get("nrows", ""), nnz=row.get("nnz", ""))
+            log(f"  {key}: {row.get('status')} it={row.get('iterations')} "
+                f"inner={row.get('inner_iterations')} relres={row.get('relres')} "
+                f"solve={row.get('solve_s')} s wall={wall:.1f} s")
+            if self.args.interleave and total % 20 == 0:
+                self.archive()
+        self.archive()
         log(f"done: {total} solves, {skipped} skipped (budget), {self.elapsed():.0f} s")
         return total, skipped
 
@@ -746,6 +764,8 @@ def main():
     ap.add_argument("--part", default="")
     ap.add_argument("--archive", default="")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--interleave", action="store_true",
+                    help="run the matrices' plans side by side (many small matrices)")
     ap.add_argument("--list", action="store_true", help="print the plan and exit")
     ap.add_argument("--stage", action="store_true")
     args = ap.parse_args()
