@@ -114,7 +114,7 @@ bench() { # bench NAME BUDGET_SHARE(%) solver_bench.py options...
   # shellcheck disable=SC2086
   python3 bench/solver_bench.py --out "$RES" --bin "$BIN" --device $DEV --repeat "$REPEAT" \
     --budget "$budget" --part "$name" --archive "$ARCHIVE" "${RESUME[@]}" "$@" ${SOLVER_ARGS:-} 2>&1 | tee -a "$RES/bench-log.txt" |
-    grep -v '^  ' || true
+    grep -v '^\[[0-9:]*\]   ' || true
   pack
 }
 # the SpMVs of the solvers' matrices timed alone (the time-per-iteration target)
