@@ -110,16 +110,21 @@ for t in long_row_workspace bad_arguments graph_capture default_stream determini
   row "memcheck $t" "$status" "$(($(date +%s) - t0))" "${errs:-no summary}; ${res}"
 done
 
-# ---- memcheck of the device conversion test (whole binary)
-if [ -n "$CS" ] && [ -x build-gpu/tests/test_gpu_convert ] && [ $((DEADLINE - $(elapsed))) -ge 30 ]; then
-  log "memcheck test_gpu_convert"
+# ---- memcheck of the other GPU tests (whole binaries) while time remains
+for t in test_gpu_solver_ops test_gpu_solver test_gpu_convert; do
+  [ -n "$CS" ] && [ -x build-gpu/tests/$t ] || continue
+  if [ $((DEADLINE - $(elapsed))) -lt 30 ]; then
+    row "memcheck $t" "skipped" "-" "out of time (PSL_GPU_DEADLINE=$DEADLINE)"
+    continue
+  fi
+  log "memcheck $t"
   t0=$(date +%s)
   timeout $((DEADLINE - $(elapsed))) "$CS" --tool memcheck --leak-check full --error-exitcode 99 \
-    build-gpu/tests/test_gpu_convert >"$OUT/memcheck_test_gpu_convert.txt" 2>&1
+    build-gpu/tests/$t >"$OUT/memcheck_$t.txt" 2>&1
   rc=$?
-  row "memcheck test_gpu_convert" "$([ $rc -eq 0 ] && echo ok || echo "FAIL($rc)")" "$(($(date +%s) - t0))" \
-    "$(grep -E 'ERROR SUMMARY' "$OUT/memcheck_test_gpu_convert.txt" | tail -1 | sed 's/=* *//'); $(grep -E 'passed, [0-9]+ failed' "$OUT/memcheck_test_gpu_convert.txt" | tail -1)"
-fi
+  row "memcheck $t" "$([ $rc -eq 0 ] && echo ok || echo "FAIL($rc)")" "$(($(date +%s) - t0))" \
+    "$(grep -E 'ERROR SUMMARY' "$OUT/memcheck_$t.txt" | tail -1 | sed 's/=* *//'); $(grep -E 'passed, [0-9]+ failed' "$OUT/memcheck_$t.txt" | tail -1)"
+done
 
 log "done after $(elapsed) s"
 {
