@@ -10,9 +10,9 @@
 #
 # Usage (device tool): bash bench/run_device_solver_bench.sh PART
 #   1      CuPy cg + Jacobi beside our PCG + Jacobi on HPCG_7_7_7, the SpMVs
-#          of HPCG_7_7_7 alone, the grid on HPCG_7_7_7, the reference's CG +
-#          SD-AINV and FP16-F3R beside our PCG stopped by its rule, then the
-#          grid on the SPD matrices of .dev-matrices/
+#          of HPCG_7_7_7 alone, the reference's CG + SD-AINV and FP16-F3R
+#          beside our PCG stopped by its rule, the grid on HPCG_7_7_7, then
+#          the grid on the SPD matrices of .dev-matrices/ (interleaved)
 #   2      CuPy and our PCG + Jacobi on HPCG_8_8_8, then its grid
 #   3      the SpMVs of HPCG_8_8_8 alone, the grid on HPCG_8_7_7, gen:lap3d:128,
 #          HPCG_8_8_7 and gen:lap3d:192 with D in $SOLVER_D3 (default
@@ -138,8 +138,8 @@ case "$PART" in
   1)
     bench peers7 12 --matrices hpcg7 --variants none --peers cupy
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"
-    bench hpcg7 55 --matrices hpcg7
-    bench f3r7 35 --matrices hpcg7 --variants none --peers f3r
+    bench f3r7 25 --matrices hpcg7 --variants none --peers f3r
+    bench hpcg7 70 --matrices hpcg7
     bench spd 100 --matrices spd --interleave ;;
   2)
     bench peers8 15 --matrices hpcg8 --variants none --peers cupy
