@@ -38,7 +38,8 @@
 # SOLVER_ARGS="--variants e8 --d 1-5" for what a part left out),
 # SOLVER_OUT (results folder name, default solvers-PART), SOLVER_RESUME_FROM
 # (a carried results folder of an earlier call: copied in first, and the
-# solves it already holds are not run again), SOLVER_DEVICE=cpu (a CPU run).
+# solves it already holds are not run again), SOLVER_DEVICE=cpu (a CPU run),
+# SOLVER_COMMIT (the commit to record, where the copy has no git).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -77,7 +78,7 @@ left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (working tree differs)')"
+  echo "commit: ${SOLVER_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}$(git diff --quiet HEAD 2>/dev/null || echo ' (working tree differs)')"
   echo "part: $PART"
   echo "host cpus: $(nproc)"
   grep -m1 "model name" /proc/cpuinfo

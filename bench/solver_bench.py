@@ -717,7 +717,8 @@ def meta(args, matrices):
             return ""
     return {
         "date": utcnow(),
-        "commit": sh("git rev-parse --short HEAD") or "unknown",
+        # SOLVER_COMMIT: the commit, named by the caller where the copy has no git
+        "commit": os.environ.get("SOLVER_COMMIT") or sh("git rev-parse --short HEAD") or "unknown",
         "dirty": bool(sh("git status --porcelain --untracked-files=no")),
         "gpu": sh("nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader"),
         "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
