@@ -615,6 +615,10 @@ def report(rows, res, metas, spmv, hosts, figs, out, link_prefix=""):
                      "recursive" in (r.get("command") or "") for r in rows) else
                      " (true residual: the command had no recursive-stop option)") + ".")
         L.append("")
+        L.append("The issue's anchors, from ../shared/peers/f3r/README.md (H200, 2026-12-01): CuPy cg "
+                 "285 iterations, 0.131 s on HPCG_7_7_7; the reference's CG + SD-AINV 256 iterations, "
+                 "0.085 s; FP16-F3R (8,4,2,64) 512 iterations, 0.125 s.")
+        L.append("")
         L.append("| matrix | solver | status | iterations | solve s | s per iteration | true relres | below tol |")
         L.append("|---|---|---|---|---|---|---|---|")
         names = {"pcg-jacobi": "ours: FP64 PCG + Jacobi", "cupy-cg": "CuPy cg + Jacobi",
