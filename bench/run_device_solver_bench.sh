@@ -68,7 +68,7 @@ pack() {
   local ex
   for ex in "" "--exclude=*/log" "--exclude=*/log --exclude=*/hist"; do
     # shellcheck disable=SC2086
-    tar czf "$ARCHIVE.part" --exclude="*/rhs" $ex -C "$WORK" "$(basename "$RES")" 2>/dev/null || continue
+    tar czf "$ARCHIVE.part" --exclude="*/rhs" --exclude="*/sdainv-cache" $ex -C "$WORK" "$(basename "$RES")" 2>/dev/null || continue
     [ "$(stat -c %s "$ARCHIVE.part")" -lt 15728640 ] && break
   done
   mv -f "$ARCHIVE.part" "$ARCHIVE"

@@ -392,6 +392,8 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.out = args.out
+        self.sdainv_cache = os.path.join(args.out, "sdainv-cache")
+        os.makedirs(self.sdainv_cache, exist_ok=True)
         for sub in ("hist", "json", "log", "rhs"):
             os.makedirs(os.path.join(self.out, sub), exist_ok=True)
         self.csv_path = os.path.join(self.out, "solves.csv")
@@ -478,7 +480,9 @@ class Bench:
         if variant == "pcg-jacobi":
             cmd += ["--precond", "jacobi", "--no-scale", "--rhs", self.rhs_file(source)]
         else:
-            cmd += ["--precond", "sdainv", "--sdainv-tol", "0.1", "--sdainv-acc", self.acc_of(source)]
+            cmd += ["--precond", "sdainv", "--sdainv-tol", "0.1", "--sdainv-acc", self.acc_of(source),
+                    # one SD-AINV build per matrix and acc: later solves load it
+                    "--sdainv-cache", self.sdainv_cache]
         if variant == "pcg-f3rrule":
             i = cmd.index("--tol")
             cmd[i + 1] = "1e-8"

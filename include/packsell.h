@@ -1027,6 +1027,11 @@ typedef struct psl_solve_config {
     psl_solver_options solver;         /* outer solver (tol, max_iters, vec_type,
                                           fcg_*, monitor); residual_op is set
                                           by psl_solve */
+    /* NULL (default), or SD-AINV factors built before by psl_sdainv_build of the
+     * system solved (Gbar^-1 A Gbar^-1 when scale = 1), used instead of building
+     * them: FP64 CSR, nrows x nrows, both or neither */
+    const psl_matrix *sdainv_wt;
+    const psl_matrix *sdainv_zdinv;
 } psl_solve_config;
 
 void psl_solve_config_init(psl_solve_config *cfg);

@@ -451,6 +451,37 @@ TEST(every_solver_converges)
     }
 }
 
+/* Factors built by the caller give the same solve as those psl_solve builds. */
+TEST(prebuilt_sdainv_factors)
+{
+    psl_matrix *A = open_or_skip("gen:lap2d:25:17");
+    csr_ref R = view(A);
+    double *b = make_b(R.n, 6), *x1 = calloc(R.n, sizeof *x1), *x2 = calloc(R.n, sizeof *x2);
+    psl_solve_config c;
+    psl_solve_config_init(&c);
+    c.precond = PSL_PRECOND_SDAINV;
+    c.sdainv.drop_tol = 0.05; /* some fill-in on lap2d */
+    CHECK_OK(psl_solve(A, b, x1, &c, NULL));
+    psl_matrix *S = NULL, *W = NULL, *Z = NULL;
+    CHECK_OK(psl_matrix_scale_symmetric(&S, A, NULL));
+    CHECK_OK(psl_sdainv_build(S, &c.sdainv, &W, &Z));
+    c.sdainv_wt = W;
+    c.sdainv_zdinv = Z;
+    CHECK_OK(psl_solve(A, b, x2, &c, NULL));
+    CHECK(memcmp(x1, x2, R.n * sizeof *x1) == 0);
+    c.sdainv_zdinv = NULL; /* one without the other */
+    CHECK_ST(psl_solve(A, b, x2, &c, NULL), PSL_ERR_INVALID_VALUE);
+    psl_matrix *small = open_or_skip("gen:lap2d:3");
+    c.sdainv_zdinv = small;
+    CHECK_ST(psl_solve(A, b, x2, &c, NULL), PSL_ERR_INVALID_VALUE);
+    psl_matrix_destroy(&small);
+    psl_matrix_destroy(&S);
+    psl_matrix_destroy(&W);
+    psl_matrix_destroy(&Z);
+    free(b), free(x1), free(x2);
+    psl_matrix_destroy(&A);
+}
+
 /* An indefinite preconditioner (SD-AINV of bcsstk13 at acc = 1) stops the
  * flexible and inner-outer solvers with a clear status, x finite. */
 TEST(sdainv_indefinite_is_reported)
@@ -759,6 +790,16 @@ TEST(command_solve)
         fclose(f);
     }
     CHECK(lines >= 3);
+    /* --sdainv-cache: the second run loads the factors and gives the same x */
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args,
+                 "solve gen:lap3d:12 --method iocg --inner-iters 10 --precond sdainv "
+                 "--sdainv-tol 0.05 --sdainv-cache %s -o %s/c%d.mtx", dir, dir, k);
+        CHECK(run(args) == 0);
+    }
+    snprintf(args, sizeof args, "cmp -s %s/c0.mtx %s/c1.mtx && ls %s/*.wt.psl %s/*.zd.psl",
+             dir, dir, dir, dir);
+    CHECK(system(args) == 0);
     /* usage errors and a run that does not converge */
     CHECK(run("solve gen:lap2d:10 --method bogus") == 2);
     CHECK(run("solve gen:lap2d:10 --inner-iters 5") == 2);
@@ -778,6 +819,7 @@ static const psl_test_case tests[] = {
     {"pcg_matches_textbook_cg", pcg_matches_textbook_cg},
     {"every_solver_converges", every_solver_converges},
     {"sdainv_indefinite_is_reported", sdainv_indefinite_is_reported},
+    {"prebuilt_sdainv_factors", prebuilt_sdainv_factors},
     {"fp32_vectors_and_fcg_options", fp32_vectors_and_fcg_options},
     {"solver_as_operator", solver_as_operator},
     {"bad_input_and_breakdowns", bad_input_and_breakdowns},

@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ static void usage(void)
            "      --precond P       none, jacobi (default) or sdainv\n"
            "      --sdainv-tol T    SD-AINV absolute drop tolerance (default 0.1)\n"
            "      --sdainv-acc A    SD-AINV diagonal factor acc (default 1.0)\n"
+           "      --sdainv-cache DIR  keep SD-AINV factors in DIR: load them when there,\n"
+           "                        else build and save them (named by matrix, tol, acc)\n"
            "      --inner-format F  iocg: packsell (default) or sell\n"
            "      --inner-values V  iocg: sell: fp32 or fp16; packsell: fp16, bf16 or e8mY\n"
            "                        (default e8m14, D = 8 delta bits)\n"
@@ -54,7 +57,7 @@ static void usage(void)
 }
 
 typedef struct solve_args {
-    const char *matrix, *rhs, *out, *json, *history, *device;
+    const char *matrix, *rhs, *out, *json, *history, *device, *cache;
     const char *method_name, *precond_name, *inner_format_name, *inner_values_name;
     long long seed;
     psl_solve_config cfg;
@@ -120,7 +123,7 @@ static int parse(int argc, char **argv, solve_args *a)
                       {"--seed", NULL, 1, NULL, 0},         {"--no-scale", NULL, 0, NULL, 0},
                       {"--recursive-stop", NULL, 0, NULL, 0}, {"--repeat", NULL, 1, NULL, 0},
                       {"--output", "-o", 1, NULL, 0},       {"--json", NULL, 1, NULL, 0},
-                      {"--history", NULL, 1, NULL, 0}};
+                      {"--history", NULL, 1, NULL, 0},      {"--sdainv-cache", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", &a->matrix);
     if (rc)
@@ -200,6 +203,9 @@ static int parse(int argc, char **argv, solve_args *a)
     a->out = OPT("--output");
     a->json = OPT("--json");
     a->history = OPT("--history");
+    a->cache = OPT("--sdainv-cache");
+    if (a->cache && c->precond != PSL_PRECOND_SDAINV)
+        return cli_usage_error(cmd, "--sdainv-cache needs --precond sdainv");
     a->device = OPT("--device");
 #undef OPT
     if ((rc = cli_check_device(cmd, a->device)))
@@ -254,6 +260,63 @@ static void monitor(void *ctx, int32_t iter, double relres)
     }
 }
 
+/* --sdainv-cache: the factors of the solved system (scaled unless --no-scale)
+ * from DIR, or built and saved there. The names hold the matrix's name, size,
+ * drop tolerance, acc and scaling. */
+static int sdainv_cache(const char *cmd, const solve_args *a, const psl_matrix *A,
+                        const psl_matrix_info *info, psl_matrix **wt, psl_matrix **zd,
+                        double *seconds, int *loaded)
+{
+    char key[256], path[2][1024];
+    const char *base = strrchr(a->matrix, '/');
+    base = base ? base + 1 : a->matrix;
+    size_t k = 0;
+    for (; base[k] && k < 120; k++)
+        key[k] = (isalnum((unsigned char)base[k]) || base[k] == '.' || base[k] == '-') ? base[k] : '_';
+    snprintf(key + k, sizeof key - k, "-n%d-nnz%lld-tol%g-acc%g-%s", info->nrows,
+             (long long)info->nnz, a->cfg.sdainv.drop_tol, a->cfg.sdainv.acc,
+             a->cfg.scale ? "scaled" : "unscaled");
+    snprintf(path[0], sizeof path[0], "%s/%s.wt.psl", a->cache, key);
+    snprintf(path[1], sizeof path[1], "%s/%s.zd.psl", a->cache, key);
+    double t0 = cli_now();
+    *wt = *zd = NULL;
+    FILE *f0 = fopen(path[0], "rb"), *f1 = fopen(path[1], "rb");
+    int have = f0 && f1;
+    if (f0)
+        fclose(f0);
+    if (f1)
+        fclose(f1);
+    psl_status st;
+    if (have) {
+        if ((st = psl_matrix_load(wt, path[0])) != PSL_OK ||
+            (st = psl_matrix_load(zd, path[1])) != PSL_OK) {
+            psl_matrix_destroy(wt);
+            return cli_lib_error(cmd, st);
+        }
+        *loaded = 1;
+    } else {
+        psl_matrix *S = NULL;
+        const psl_matrix *sys = A;
+        if (a->cfg.scale) {
+            if ((st = psl_matrix_scale_symmetric(&S, A, NULL)) != PSL_OK)
+                return cli_lib_error(cmd, st);
+            sys = S;
+        }
+        st = psl_sdainv_build(sys, &a->cfg.sdainv, wt, zd);
+        psl_matrix_destroy(&S);
+        if (st == PSL_OK && (st = psl_matrix_save(*wt, path[0])) == PSL_OK)
+            st = psl_matrix_save(*zd, path[1]);
+        if (st != PSL_OK) {
+            psl_matrix_destroy(wt);
+            psl_matrix_destroy(zd);
+            return cli_lib_error(cmd, st);
+        }
+        *loaded = 0;
+    }
+    *seconds = cli_now() - t0;
+    return CLI_OK;
+}
+
 static int write_history(const char *cmd, const char *path, const monitor_state *m)
 {
     FILE *f = fopen(path, "w");
@@ -268,7 +331,8 @@ static int write_history(const char *cmd, const char *path, const monitor_state 
 }
 
 static int write_json(const char *cmd, const solve_args *a, const psl_matrix_info *info,
-                      const psl_solve_report *r, const char *status)
+                      const psl_solve_report *r, const char *status, int cache_loaded,
+                      double cache_s)
 {
     FILE *f = fopen(a->json, "w");
     if (!f)
@@ -306,6 +370,13 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
         cli_json_double(&j, "acc", c->sdainv.acc);
         cli_json_end_object(&j);
     }
+    if (a->cache) {
+        cli_json_begin_object(&j, "sdainv_cache");
+        cli_json_string(&j, "dir", a->cache);
+        cli_json_bool(&j, "loaded", cache_loaded);
+        cli_json_double(&j, "seconds", cache_s);
+        cli_json_end_object(&j);
+    }
     cli_json_string(&j, "status", status);
     cli_json_int(&j, "iterations", r->result.iterations);
     cli_json_int(&j, "inner_iterations", r->result.inner_iterations);
@@ -341,9 +412,9 @@ int cmd_solve(int argc, char **argv)
         return CLI_OK;
     if (rc)
         return rc;
-    psl_matrix *A = NULL;
-    double *b = NULL, *x = NULL;
-    int b_lib = 0;
+    psl_matrix *A = NULL, *wt = NULL, *zd = NULL; /* zd, wt: --sdainv-cache */
+    double *b = NULL, *x = NULL, cache_s = 0.0;
+    int b_lib = 0, cache_loaded = 0;
     monitor_state mon = {0};
     double load_s = 0, conv_s = 0;
     psl_convert_options csr;
@@ -389,6 +460,12 @@ int cmd_solve(int argc, char **argv)
         rc = cli_error(cmd, "out of memory for x (%lld entries)", (long long)n);
         goto done;
     }
+    if (a.cache) {
+        if ((rc = sdainv_cache(cmd, &a, A, &info, &wt, &zd, &cache_s, &cache_loaded)))
+            goto done;
+        a.cfg.sdainv_wt = wt;
+        a.cfg.sdainv_zdinv = zd;
+    }
     mon.progress = isatty(fileno(stderr));
     a.cfg.solver.monitor = monitor;
     a.cfg.solver.monitor_ctx = &mon;
@@ -413,6 +490,9 @@ int cmd_solve(int argc, char **argv)
                a.inner_format_name, a.inner_values_name, a.cfg.inner_iters);
     printf("setup       scale %.4f s, convert %.4f s, precond %.4f s, upload %.4f s\n",
            rep.scale_seconds, rep.convert_seconds, rep.precond_seconds, rep.upload_seconds);
+    if (a.cache)
+        printf("            SD-AINV factors %s %s in %.4f s (not in precond)\n",
+               cache_loaded ? "loaded from" : "built and saved to", a.cache, cache_s);
     printf("solve       %.6f s%s (%.3e s per outer iteration)\n", rep.solve_seconds,
            a.cfg.repeat > 1 ? " median" : "",
            rep.result.iterations > 0 ? rep.solve_seconds / rep.result.iterations : 0.0);
@@ -435,10 +515,12 @@ int cmd_solve(int argc, char **argv)
             wrc = write_history(cmd, a.history, &mon);
     }
     if (a.json && !wrc)
-        wrc = write_json(cmd, &a, &info, &rep, status);
+        wrc = write_json(cmd, &a, &info, &rep, status, cache_loaded, cache_s);
     if (wrc)
         rc = wrc;
 done:
+    psl_matrix_destroy(&wt);
+    psl_matrix_destroy(&zd);
     if (b_lib)
         psl_free(b);
     else

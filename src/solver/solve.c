@@ -61,6 +61,8 @@ static psl_status check_config(const psl_solve_config *c, const char *who)
     if (c->device < -1)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: device %d (-1: CPU, >= 0: CUDA)", who,
                          c->device);
+    if (!c->sdainv_wt != !c->sdainv_zdinv)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: give both SD-AINV factors or neither", who);
     if (c->solver.fixed_iters != 0)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: solver.fixed_iters must be 0 (the outer "
                          "solver iterates to tol)", who);
@@ -121,6 +123,8 @@ static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_sc
     switch (c->precond) {
     case PSL_PRECOND_JACOBI: return psl_precond_jacobi(M, p->ex, p->sys, t);
     case PSL_PRECOND_SDAINV:
+        if (c->sdainv_wt)
+            return psl_precond_product(M, p->ex, c->sdainv_wt, c->sdainv_zdinv, storage, t);
         if (!p->Wt)
             PSL_TRY(psl_sdainv_build(p->sys, &c->sdainv, &p->Wt, &p->ZD));
         return psl_precond_product(M, p->ex, p->Wt, p->ZD, storage, t);
@@ -250,6 +254,15 @@ psl_status psl_solve(const psl_matrix *A, const double *b, double *x, const psl_
         cfg = &def;
     PSL_TRY(check_config(cfg, who));
     int64_t n = A->nrows;
+    const psl_matrix *F[2] = {cfg->sdainv_wt, cfg->sdainv_zdinv};
+    for (int k = 0; k < 2; k++)
+        if (F[k]) {
+            PSL_TRY(psl_matrix_check_fp64_csr(F[k], who));
+            if (F[k]->nrows != A->nrows || F[k]->ncols != A->nrows)
+                return psl_error(PSL_ERR_INVALID_VALUE,
+                                 "%s: an SD-AINV factor is %d x %d; the matrix has %d rows",
+                                 who, F[k]->nrows, F[k]->ncols, A->nrows);
+        }
     PSL_TRY(check_finite(b, n, "b", who));
     PSL_TRY(check_finite(x, n, "x", who));
     psl_solve_report rep = {0};
