@@ -910,7 +910,10 @@ typedef enum psl_reason {
     PSL_REASON_MAX_ITERS = 2,   /* max_iters reached (PSL_ERR_NOT_CONVERGED) */
     PSL_REASON_INDEFINITE = 3,  /* p.Ap <= 0 or z.r <= 0 (PSL_ERR_BREAKDOWN) */
     PSL_REASON_NONFINITE = 4,   /* NaN or Inf in a scalar of the iteration (PSL_ERR_BREAKDOWN) */
-    PSL_REASON_STAGNATION = 5   /* the residual stopped decreasing (PSL_ERR_BREAKDOWN) */
+    PSL_REASON_STAGNATION = 5   /* the residual stopped decreasing (PSL_ERR_BREAKDOWN): for
+                                   stagnation_iters iterations, or the true residual over
+                                   3 residual replacements (the recurrence converges to
+                                   another matrix's solution, e.g. values stored in FP16) */
 } psl_reason;
 
 /* Name of a reason ("converged", "max-iters", ...). */

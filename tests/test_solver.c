@@ -684,6 +684,30 @@ TEST(bad_input_and_breakdowns)
         CHECK(fabs(ref_scaled_relres(&RL, bb, xx) - rep.result.relres) <= 1e-9);
     }
     CHECK(strstr(psl_last_error_message(), "3 iterations") != NULL);
+    /* the outer matrix in other formats: FP64 SELL reaches tol; PackSELL E8M10
+     * (11-bit values) cannot, and the replacements that stop helping end the
+     * solve as stagnation instead of running to max_iters */
+    psl_solve_config_init(&c);
+    c.storage.format = PSL_FORMAT_SELL;
+    memset(xx, 0, 100 * sizeof *xx);
+    CHECK_OK(psl_solve(L, bb, xx, &c, &rep));
+    {
+        csr_ref RL = view(L);
+        CHECK(ref_scaled_relres(&RL, bb, xx) < 1e-9);
+    }
+    c.storage.format = PSL_FORMAT_PACKSELL; /* HPCG's -1/26 is not exact in E8M10 */
+    c.storage.codec = (psl_codec){8, 10};
+    {
+        psl_matrix *H = open_or_skip("gen:hpcg:3:3:3");
+        double *bh = make_b(512, 3), *xh = calloc(512, sizeof *xh);
+        CHECK_ST(psl_solve(H, bh, xh, &c, &rep), PSL_ERR_BREAKDOWN);
+        CHECK(rep.result.reason == PSL_REASON_STAGNATION);
+        CHECK(rep.result.iterations < 1000 && rep.result.relres > 1e-9);
+        CHECK(strstr(psl_last_error_message(), "stagnated") != NULL);
+        CHECK(isfinite(xh[0]) && isfinite(xh[511]));
+        free(bh), free(xh);
+        psl_matrix_destroy(&H);
+    }
     /* bad configuration */
     psl_solve_config_init(&c);
     c.solver.tol = 0;

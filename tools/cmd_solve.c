@@ -39,6 +39,9 @@ static void usage(void)
            "      --tol T           relative residual to reach (default 1e-9)\n"
            "      --max-iters N     outer iteration limit (default 10000)\n"
            "      --vectors T       outer vectors: fp64 (default) or fp32\n"
+           "      --format F ...    the outer matrix's storage (default csr fp64): the\n"
+           "                        format options below; the true residual is checked\n"
+           "                        with an FP64 CSR copy when the values are not FP64\n"
            "      --device D        cpu (default) or cuda\n"
            "      --rhs FILE        b as a Matrix Market vector (default: uniform in\n"
            "                        [0,1) from --seed)\n"
@@ -50,6 +53,7 @@ static void usage(void)
            "      --json FILE       write the settings, times and outcome as JSON\n"
            "      --history FILE    write the residual of every outer iteration (CSV)\n"
            "  -h, --help            this help\n"
+           CLI_FORMAT_HELP
            "\n"
            "Exit status: 0 converged, 1 not converged, broken down or failed, 2 usage.\n"
            "\n"
@@ -123,7 +127,8 @@ static int parse(int argc, char **argv, solve_args *a)
                       {"--seed", NULL, 1, NULL, 0},         {"--no-scale", NULL, 0, NULL, 0},
                       {"--recursive-stop", NULL, 0, NULL, 0}, {"--repeat", NULL, 1, NULL, 0},
                       {"--output", "-o", 1, NULL, 0},       {"--json", NULL, 1, NULL, 0},
-                      {"--history", NULL, 1, NULL, 0},      {"--sdainv-cache", NULL, 1, NULL, 0}};
+                      {"--history", NULL, 1, NULL, 0},      {"--sdainv-cache", NULL, 1, NULL, 0},
+                      CLI_FORMAT_OPTS};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", &a->matrix);
     if (rc)
@@ -203,6 +208,13 @@ static int parse(int argc, char **argv, solve_args *a)
     a->out = OPT("--output");
     a->json = OPT("--json");
     a->history = OPT("--history");
+    /* the outer matrix's storage (default FP64 CSR) */
+    cli_format_args fa;
+    cli_format_args_get(opts, nopts, &fa);
+    if (cli_format_is_auto(&fa))
+        return cli_usage_error(cmd, "--format auto is not available for solve: name the format");
+    if (cli_format_given(&fa) && (rc = cli_format_options(cmd, &fa, &c->storage)))
+        return rc;
     a->cache = OPT("--sdainv-cache");
     if (a->cache && c->precond != PSL_PRECOND_SDAINV)
         return cli_usage_error(cmd, "--sdainv-cache needs --precond sdainv");
@@ -485,6 +497,14 @@ int cmd_solve(int argc, char **argv)
     printf("solver      %s, precond %s, %s vectors, %s%s\n", a.method_name, a.precond_name,
            psl_scalar_name(a.cfg.solver.vec_type), a.cfg.device >= 0 ? "cuda" : "cpu",
            a.cfg.scale ? ", scaled" : "");
+    if (a.cfg.storage.format != PSL_FORMAT_CSR || a.cfg.storage.value_type != PSL_FP64) {
+        char vb[32] = "";
+        if (a.cfg.storage.format == PSL_FORMAT_PACKSELL)
+            psl_codec_name(a.cfg.storage.codec, vb, sizeof vb);
+        else
+            snprintf(vb, sizeof vb, "%s", psl_scalar_name(a.cfg.storage.value_type));
+        printf("matrix as   %s %s\n", psl_format_name(a.cfg.storage.format), vb);
+    }
     if (a.cfg.method == PSL_SOLVE_IOCG)
         printf("inner       %s %s, %d iterations of FP32 PCG per outer iteration\n",
                a.inner_format_name, a.inner_values_name, a.cfg.inner_iters);

@@ -133,10 +133,12 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
         if (relres < s->opt.tol || it == limit || stag) {
             PSL_TRY(be->axpby(ex, alpha, s->p, psl_sx(1.0), x));
             if (relres < s->opt.tol) {
-                bool ok = false;
-                PSL_TRY(psl_solver_confirm(s, b, x, s->r, &ok, res));
+                bool ok = false, stuck = false;
+                PSL_TRY(psl_solver_confirm(s, b, x, s->r, &ok, &stuck, res));
                 if (ok)
                     return psl_solver_finish(s, PSL_REASON_CONVERGED, it, relres, b, x, true, res);
+                if (stuck)
+                    return psl_solver_finish(s, PSL_REASON_STAGNATION, it, relres, b, x, true, res);
                 PSL_TRY(restart(s, rho_new)); /* residual replacement */
                 if (it < limit && !stag) {
                     cur ^= 1;

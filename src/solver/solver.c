@@ -303,13 +303,20 @@ psl_status psl_solver_true_relres(psl_solver *s, psl_vview b, psl_vview x, doubl
 }
 
 psl_status psl_solver_confirm(psl_solver *s, psl_vview b, psl_vview x, psl_vview r, bool *ok,
-                              psl_solve_result *res)
+                              bool *stuck, psl_solve_result *res)
 {
     PSL_TRY(psl_solver_true_relres(s, b, x, &res->relres));
     *ok = s->opt.recursive_stop || res->relres < s->opt.tol;
-    if (!*ok)
-        PSL_TRY(psl_solver_residual(s, b, x, r));
-    return PSL_OK;
+    *stuck = false;
+    if (*ok)
+        return PSL_OK;
+    if (res->relres < 0.9 * s->best_true) {
+        s->best_true = res->relres;
+        s->stuck = 0;
+    } else {
+        *stuck = ++s->stuck >= PSL_REPLACEMENTS_STUCK;
+    }
+    return psl_solver_residual(s, b, x, r);
 }
 
 bool psl_solver_stagnated(const psl_solver *s, double relres, double *best, int32_t *since)
@@ -348,9 +355,10 @@ psl_status psl_solver_finish(psl_solver *s, psl_reason reason, int32_t iters, do
                          "last finite iterate); relative residual %.3e", iters, res->relres);
     default:
         return psl_error(PSL_ERR_BREAKDOWN,
-                         "the residual stagnated: no decrease for %d iterations, at iteration "
-                         "%d; relative residual %.3e", s->opt.stagnation_iters, iters,
-                         res->relres);
+                         "the solve stagnated at iteration %d with relative residual %.3e "
+                         "(tol %.1e): the true residual stopped decreasing (is the matrix or the "
+                         "preconditioner stored in too low a precision for tol?)", iters,
+                         res->relres, s->opt.tol);
     }
 }
 
@@ -394,6 +402,8 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
     if (!isfinite(v[1]) && s->opt.fixed_iters == 0)
         return psl_error(PSL_ERR_NONFINITE, "%s: the initial guess x holds NaN or Inf", who);
     s->inner_base = psl_op_inner_iterations(s->M);
+    s->best_true = INFINITY;
+    s->stuck = 0;
     psl_status st;
     if (s->opt.fixed_iters > 0) {
         PSL_TRY(ex->be->fill(ex, x->v, 0.0));

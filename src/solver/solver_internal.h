@@ -94,7 +94,9 @@ struct psl_solver {
     psl_op op;          /* the solver as an operator (fixed_iters > 0) */
     int64_t op_iters;
     int64_t inner_base;
-    int fuse;           /* PSL_SOLVER_FUSE, read by each CG run */ /* inner iterations of M at the start of a solve */
+    int fuse;           /* PSL_SOLVER_FUSE, read by each CG run */
+    double best_true;   /* smallest true residual of this solve's replacements */
+    int stuck;          /* replacements since best_true last fell by 10% */ /* inner iterations of M at the start of a solve */
 };
 
 #define PSL_SOLVER_MAGIC 0x564c4f534cULL /* "LSOLV" */
@@ -129,9 +131,15 @@ psl_status psl_fcg_setup(psl_solver *s);
 
 /* The true residual after the recursive one fell below tol: *ok when the
  * true one is below tol too (res->relres set); else r = b - A x is
- * recomputed in the iteration's type (residual replacement) and *ok false. */
+ * recomputed in the iteration's type (residual replacement) and *ok false,
+ * with *stuck when the replacements stopped helping. */
 psl_status psl_solver_confirm(psl_solver *s, psl_vview b, psl_vview x, psl_vview r, bool *ok,
-                              psl_solve_result *res);
+                              bool *stuck, psl_solve_result *res);
+/* Residual replacements whose true residual did not fall below 0.9 times the
+ * best one before: after this many the solve stops (stagnation: the
+ * recurrence converges, the true residual does not, e.g. a matrix stored in
+ * lower precision than the residual test). */
+#define PSL_REPLACEMENTS_STUCK 3
 /* Stagnation: true when relres has not gone below its best for
  * opt.stagnation_iters iterations (*best, *since track it). */
 bool psl_solver_stagnated(const psl_solver *s, double relres, double *best, int32_t *since);
