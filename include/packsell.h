@@ -1012,7 +1012,9 @@ typedef struct psl_solve_config {
     psl_solve_method method;           /* default CG */
     psl_precond_kind precond;          /* default Jacobi */
     psl_sdainv_options sdainv;         /* SD-AINV build options */
-    psl_convert_options storage;       /* the outer matrix (default CSR FP64) */
+    psl_convert_options storage;       /* the outer matrix (default CSR FP64;
+                                          with FP32 vectors CSR FP64 means CSR
+                                          with FP32 values) */
     psl_convert_options precond_storage; /* SD-AINV factors of CG and FCG
                                           (default CSR FP64) */
     psl_convert_options inner_precond_storage; /* SD-AINV factors inside IOCG

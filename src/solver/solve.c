@@ -160,8 +160,13 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
 
     /* 2. conversions */
     const psl_matrix *outer = Sys;
-    if (!is_fp64_csr(&c->storage)) {
-        PSL_TRY(psl_matrix_convert(&p->Aouter, Sys, &c->storage));
+    if (!is_fp64_csr(&c->storage) || t == PSL_FP32) {
+        /* FP32 vectors take the default CSR with FP32 values (the device's
+         * cuSPARSE CSR multiplies FP64 values with FP64 vectors only) */
+        psl_convert_options o = c->storage;
+        if (t == PSL_FP32 && is_fp64_csr(&o))
+            o.value_type = PSL_FP32;
+        PSL_TRY(psl_matrix_convert(&p->Aouter, Sys, &o));
         outer = p->Aouter;
     }
     if (c->method == PSL_SOLVE_IOCG)
