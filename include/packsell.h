@@ -908,7 +908,7 @@ typedef enum psl_reason {
     PSL_REASON_CONVERGED = 0,   /* ||b - A x||_2 / ||b||_2 < tol (the true residual) */
     PSL_REASON_FIXED_ITERS = 1, /* fixed_iters iterations were run */
     PSL_REASON_MAX_ITERS = 2,   /* max_iters reached (PSL_ERR_NOT_CONVERGED) */
-    PSL_REASON_INDEFINITE = 3,  /* p.Ap <= 0 or z.r <= 0 (PSL_ERR_BREAKDOWN) */
+    PSL_REASON_INDEFINITE = 3,  /* p.Ap <= 0 or z.r < 0 (PSL_ERR_BREAKDOWN) */
     PSL_REASON_NONFINITE = 4,   /* NaN or Inf in a scalar of the iteration (PSL_ERR_BREAKDOWN) */
     PSL_REASON_STAGNATION = 5   /* the residual stopped decreasing (PSL_ERR_BREAKDOWN): for
                                    stagnation_iters iterations, or the true residual over

@@ -913,6 +913,10 @@ TEST(flags)
             {&x, &neg, PSL_DOT_CHECK_POSITIVE, PSL_FLAG_NONFINITE, PSL_FLAG_NONFINITE},
             {&empty, &empty, PSL_DOT_CHECK_POSITIVE, 0, PSL_FLAG_INDEFINITE},
             {&empty, &empty, PSL_DOT_CHECK_FINITE, 0, 0},
+            {&empty, &empty, PSL_DOT_CHECK_NONNEG, 0, 0},
+            {&x, &neg, PSL_DOT_CHECK_NONNEG, 0, PSL_FLAG_INDEFINITE},
+            {&x, &nan_, PSL_DOT_CHECK_NONNEG, 0, PSL_FLAG_NONFINITE},
+            {&x, &x, PSL_DOT_CHECK_NONNEG, 0, 0},
         };
         for (int c = 0; c < COUNT(cases); c++)
             for (int acc = 0; acc < 2; acc++) {

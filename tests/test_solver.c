@@ -133,6 +133,9 @@ static psl_matrix *real_matrix(const char *name)
     return open_or_skip(path);
 }
 
+static psl_matrix *csr(int32_t n, int32_t m, const int64_t *rp, const int32_t *ci,
+                       const double *v);
+
 /* ---------------------------------------------------------- vectors */
 
 static const psl_scalar vtypes[] = {PSL_FP64, PSL_FP32, PSL_FP16};
@@ -453,6 +456,30 @@ TEST(every_solver_converges)
         solve_all(reals[i], A, accs[i]);
         psl_matrix_destroy(&A);
     }
+}
+
+/* A solve that lands on the exact solution (r = 0, so r.z = 0) converges:
+ * bcsstm25 is diagonal, the identity once scaled. */
+TEST(exact_solution_converges)
+{
+    int64_t rp[5] = {0, 1, 2, 3, 4};
+    int32_t ci[4] = {0, 1, 2, 3};
+    double v[4] = {4, 9, 1, 16}, b[4] = {1, 2, 3, 4}, x[4] = {0};
+    psl_matrix *D = csr(4, 4, rp, ci, v);
+    const psl_solve_method ms[] = {PSL_SOLVE_CG, PSL_SOLVE_FCG, PSL_SOLVE_IOCG};
+    for (int m = 0; m < 3; m++) {
+        psl_solve_config c;
+        psl_solve_config_init(&c);
+        c.method = ms[m];
+        c.inner_iters = 5;
+        memset(x, 0, sizeof x);
+        psl_solve_report rep;
+        CHECK_OK(psl_solve(D, b, x, &c, &rep));
+        CHECK(rep.result.reason == PSL_REASON_CONVERGED);
+        for (int i = 0; i < 4; i++)
+            CHECK(fabs(x[i] - b[i] / v[i]) <= 1e-15 * fabs(b[i] / v[i]));
+    }
+    psl_matrix_destroy(&D);
 }
 
 /* Factors built by the caller give the same solve as those psl_solve builds. */
@@ -848,6 +875,7 @@ static const psl_test_case tests[] = {
     {"every_solver_converges", every_solver_converges},
     {"sdainv_indefinite_is_reported", sdainv_indefinite_is_reported},
     {"prebuilt_sdainv_factors", prebuilt_sdainv_factors},
+    {"exact_solution_converges", exact_solution_converges},
     {"fp32_vectors_and_fcg_options", fp32_vectors_and_fcg_options},
     {"solver_as_operator", solver_as_operator},
     {"bad_input_and_breakdowns", bad_input_and_breakdowns},

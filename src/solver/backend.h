@@ -84,7 +84,9 @@ PSL_HD double psl_sexpr_eval(psl_sexpr e)
 enum {
     PSL_DOT_CHECK_NONE = 0,
     PSL_DOT_CHECK_FINITE = 1,  /* NaN or Inf: *flag = PSL_FLAG_NONFINITE */
-    PSL_DOT_CHECK_POSITIVE = 2 /* as FINITE, and <= 0: *flag = PSL_FLAG_INDEFINITE */
+    PSL_DOT_CHECK_POSITIVE = 2, /* as FINITE, and <= 0: *flag = PSL_FLAG_INDEFINITE */
+    PSL_DOT_CHECK_NONNEG = 3    /* as FINITE, and < 0: *flag = PSL_FLAG_INDEFINITE (r.z,
+                                   which is 0 when r is: convergence, not breakdown) */
 };
 /* Values of a breakdown flag slot. */
 #define PSL_FLAG_INDEFINITE 1.0

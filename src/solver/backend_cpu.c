@@ -34,7 +34,8 @@ static void dot_check(double v, unsigned check, double *flag)
         return;
     if (!isfinite(v))
         *flag = PSL_FLAG_NONFINITE;
-    else if (check == PSL_DOT_CHECK_POSITIVE && v <= 0.0)
+    else if ((check == PSL_DOT_CHECK_POSITIVE && v <= 0.0) ||
+             (check == PSL_DOT_CHECK_NONNEG && v < 0.0))
         *flag = PSL_FLAG_INDEFINITE;
 }
 

@@ -7,7 +7,7 @@
  *            x += alpha p;  p = z + (rho'/rho) p      (one fused pass)
  *
  * The scalars stay in the backend's slots; an iteration reads back the
- * breakdown flag and r.r only, for its test. p.q <= 0 or r.z <= 0 (or NaN)
+ * breakdown flag and r.r only, for its test. p.q <= 0 or r.z < 0 (or NaN)
  * sets the flag, which turns every later update into a no-op, so x keeps
  * the last iterate of a finite, positive step.
  */
@@ -38,13 +38,13 @@ static psl_status residual_step(psl_solver *s, psl_sexpr a, double *out)
     psl_vview dinv = {0};
     if (s->fuse && (!s->M || psl_precond_jacobi_diag(s->M, &dinv)))
         return be->cg_residual(ex, a, s->q, s->r, dinv, s->M ? s->z : s->r, acc, out,
-                               PSL_DOT_CHECK_POSITIVE, flag);
+                               PSL_DOT_CHECK_NONNEG, flag);
     psl_sexpr ma = a;
     ma.c = -a.c;
     PSL_TRY(be->axpby(ex, ma, s->q, psl_sx(1.0), s->r));
     PSL_TRY(psl_solver_precond(s, s->r, s->z));
     psl_vview ys[2] = {s->z, s->r};
-    return be->dots(ex, s->r, 2, ys, acc, out, PSL_DOT_CHECK_POSITIVE, flag);
+    return be->dots(ex, s->r, 2, ys, acc, out, PSL_DOT_CHECK_NONNEG, flag);
 }
 
 /* x += a p; p = z + b p: one pass, or two with PSL_SOLVER_FUSE=0. */
@@ -65,7 +65,7 @@ static psl_status restart(psl_solver *s, double *rho)
     PSL_TRY(psl_solver_precond(s, s->r, z));
     psl_vview ys[2] = {z, s->r};
     double *flag = psl_slot(s, PSL_SLOT_FLAG);
-    PSL_TRY(be->dots(s->ex, s->r, 2, ys, s->opt.dot_acc, rho, PSL_DOT_CHECK_POSITIVE, flag));
+    PSL_TRY(be->dots(s->ex, s->r, 2, ys, s->opt.dot_acc, rho, PSL_DOT_CHECK_NONNEG, flag));
     return be->scale_copy(s->ex, psl_sx(1.0), z, s->p);
 }
 

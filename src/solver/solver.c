@@ -346,7 +346,7 @@ psl_status psl_solver_finish(psl_solver *s, psl_reason reason, int32_t iters, do
                          "residual %.3e (tol %.1e)", iters, res->relres, s->opt.tol);
     case PSL_REASON_INDEFINITE:
         return psl_error(PSL_ERR_BREAKDOWN,
-                         "breakdown at iteration %d: p.Ap <= 0 or z.r <= 0 (the matrix or the "
+                         "breakdown at iteration %d: p.Ap <= 0 or z.r < 0 (the matrix or the "
                          "preconditioner is not positive definite); relative residual %.3e",
                          iters, res->relres);
     case PSL_REASON_NONFINITE:

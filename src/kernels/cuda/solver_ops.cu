@@ -255,7 +255,8 @@ template <int K, class ACC> __device__ __forceinline__ void psl_red_finish(ACC (
             const double v = (double)t[0];
             if (!isfinite(v))
                 *red.flag = PSL_FLAG_NONFINITE;
-            else if (red.check == PSL_DOT_CHECK_POSITIVE && !(v > 0.0))
+            else if ((red.check == PSL_DOT_CHECK_POSITIVE && !(v > 0.0)) ||
+                     (red.check == PSL_DOT_CHECK_NONNEG && !(v >= 0.0)))
                 *red.flag = PSL_FLAG_INDEFINITE;
         }
         *red.ticket = 0u;
@@ -666,10 +667,10 @@ static psl_status psl_cu_slots(double *out, unsigned check, double *flag, const 
 {
     if (!out)
         return psl_error(PSL_ERR_NULL_POINTER, "cuda backend %s: out is NULL", what);
-    if (check > PSL_DOT_CHECK_POSITIVE)
+    if (check > PSL_DOT_CHECK_NONNEG)
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "cuda backend %s: check %u; accepted: PSL_DOT_CHECK_NONE, "
-                         "PSL_DOT_CHECK_FINITE, PSL_DOT_CHECK_POSITIVE",
+                         "PSL_DOT_CHECK_FINITE, PSL_DOT_CHECK_POSITIVE, PSL_DOT_CHECK_NONNEG",
                          what, check);
     if (check != PSL_DOT_CHECK_NONE && !flag)
         return psl_error(PSL_ERR_NULL_POINTER, "cuda backend %s: a check without a flag slot",
