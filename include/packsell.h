@@ -1012,8 +1012,12 @@ typedef struct psl_solve_config {
     psl_solve_method method;           /* default CG */
     psl_precond_kind precond;          /* default Jacobi */
     psl_sdainv_options sdainv;         /* SD-AINV build options */
-    psl_convert_options storage;       /* the outer matrix (default CSR FP64;
-                                          with FP32 vectors CSR FP64 means CSR
+    int storage_auto;                  /* 1 (default): the outer matrix's storage is
+                                          chosen per device: CSR on the CPU, SELL
+                                          (C = 32, sigma = 256) on CUDA, with the
+                                          vectors' value type; 0: `storage` as given */
+    psl_convert_options storage;       /* the outer matrix when storage_auto = 0
+                                          (CSR FP64 with FP32 vectors means CSR
                                           with FP32 values) */
     psl_convert_options precond_storage; /* SD-AINV factors of CG and FCG
                                           (default CSR FP64) */

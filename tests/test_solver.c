@@ -719,6 +719,7 @@ TEST(bad_input_and_breakdowns)
      * (11-bit values) cannot, and the replacements that stop helping end the
      * solve as stagnation instead of running to max_iters */
     psl_solve_config_init(&c);
+    c.storage_auto = 0;
     c.storage.format = PSL_FORMAT_SELL;
     memset(xx, 0, 100 * sizeof *xx);
     CHECK_OK(psl_solve(L, bb, xx, &c, &rep));

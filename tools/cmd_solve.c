@@ -39,7 +39,8 @@ static void usage(void)
            "      --tol T           relative residual to reach (default 1e-9)\n"
            "      --max-iters N     outer iteration limit (default 10000)\n"
            "      --vectors T       outer vectors: fp64 (default) or fp32\n"
-           "      --format F ...    the outer matrix's storage (default csr fp64): the\n"
+           "      --format F ...    the outer matrix's storage (default: csr on the cpu,\n"
+           "                        sell on cuda, values of the vectors' type): the\n"
            "                        format options below; the true residual is checked\n"
            "                        with an FP64 CSR copy when the values are not FP64\n"
            "      --device D        cpu (default) or cuda\n"
@@ -213,8 +214,11 @@ static int parse(int argc, char **argv, solve_args *a)
     cli_format_args_get(opts, nopts, &fa);
     if (cli_format_is_auto(&fa))
         return cli_usage_error(cmd, "--format auto is not available for solve: name the format");
-    if (cli_format_given(&fa) && (rc = cli_format_options(cmd, &fa, &c->storage)))
-        return rc;
+    if (cli_format_given(&fa)) {
+        if ((rc = cli_format_options(cmd, &fa, &c->storage)))
+            return rc;
+        c->storage_auto = 0;
+    }
     a->cache = OPT("--sdainv-cache");
     if (a->cache && c->precond != PSL_PRECOND_SDAINV)
         return cli_usage_error(cmd, "--sdainv-cache needs --precond sdainv");
@@ -497,7 +501,8 @@ int cmd_solve(int argc, char **argv)
     printf("solver      %s, precond %s, %s vectors, %s%s\n", a.method_name, a.precond_name,
            psl_scalar_name(a.cfg.solver.vec_type), a.cfg.device >= 0 ? "cuda" : "cpu",
            a.cfg.scale ? ", scaled" : "");
-    if (a.cfg.storage.format != PSL_FORMAT_CSR || a.cfg.storage.value_type != PSL_FP64) {
+    if (!a.cfg.storage_auto &&
+        (a.cfg.storage.format != PSL_FORMAT_CSR || a.cfg.storage.value_type != PSL_FP64)) {
         char vb[32] = "";
         if (a.cfg.storage.format == PSL_FORMAT_PACKSELL)
             psl_codec_name(a.cfg.storage.codec, vb, sizeof vb);

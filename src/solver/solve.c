@@ -37,6 +37,7 @@ void psl_solve_config_init(psl_solve_config *cfg)
     cfg->inner_storage.codec = (psl_codec){8, 14};
     cfg->inner_iters = 50;
     cfg->scale = 1;
+    cfg->storage_auto = 1;
     cfg->device = -1;
     cfg->repeat = 1;
     psl_solver_options_init(&cfg->solver);
@@ -160,10 +161,18 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
 
     /* 2. conversions */
     const psl_matrix *outer = Sys;
-    if (!is_fp64_csr(&c->storage) || t == PSL_FP32) {
+    psl_convert_options chosen = c->storage;
+    if (c->storage_auto) { /* CSR on the CPU; SELL on CUDA, whose kernel runs at bandwidth */
+        psl_convert_options_init(&chosen);
+        if (c->device >= 0)
+            chosen.format = PSL_FORMAT_SELL;
+        chosen.value_type = t;
+    }
+    const psl_convert_options *storage = &chosen;
+    if (!is_fp64_csr(storage) || t == PSL_FP32) {
         /* FP32 vectors take the default CSR with FP32 values (the device's
          * cuSPARSE CSR multiplies FP64 values with FP64 vectors only) */
-        psl_convert_options o = c->storage;
+        psl_convert_options o = *storage;
         if (t == PSL_FP32 && is_fp64_csr(&o))
             o.value_type = PSL_FP32;
         PSL_TRY(psl_matrix_convert(&p->Aouter, Sys, &o));
@@ -181,8 +190,8 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         PSL_TRY(psl_exec_create_cpu(&p->ex));
     PSL_TRY(psl_op_matrix(&p->Aop, p->ex, outer, t));
     /* the true residual needs FP64 values and vectors: else an FP64 CSR operator */
-    bool exact = t == PSL_FP64 && c->storage.format != PSL_FORMAT_PACKSELL &&
-                 c->storage.value_type == PSL_FP64;
+    bool exact = t == PSL_FP64 && storage->format != PSL_FORMAT_PACKSELL &&
+                 storage->value_type == PSL_FP64;
     if (!exact)
         PSL_TRY(psl_op_matrix(&p->Rop, p->ex, Sys, PSL_FP64));
     if (p->Ainner)
