@@ -105,6 +105,9 @@ void psl_error_clear(void);
             return psl_try_st_;             \
     } while (0)
 
+/* Monotonic wall-clock time in seconds (clock.c). */
+double psl_wall_seconds(void);
+
 /* Rows (or entries) below which loops stay serial: thread start-up costs more. */
 #define PSL_PAR_MIN 4096
 

@@ -23,20 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Wall-clock seconds for the PSL_TRACE phase timings. */
-static double wall_time(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return 0.0;
-#endif
-}
-
 /* ------------------------------------------------------------ byte source */
 
 /* A file or a memory buffer read front to back. */
@@ -326,20 +314,20 @@ static psl_status load(psl_matrix **out, bin_src *s)
         st = psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating a matrix handle");
         goto fail;
     }
-    double t0 = wall_time(), t1 = t0;
+    double t0 = psl_wall_seconds(), t1 = t0;
     st = parse_header(s, hdr, A, &narrays);
     if (st == PSL_OK)
         st = check_header(s, A);
     if (st == PSL_OK) {
         st = read_arrays(s, A, narrays, minor);
-        t1 = wall_time();
+        t1 = psl_wall_seconds();
     }
     if (st == PSL_OK)
         st = psl_format_ops_of(A->format)->validate(s->name, A);
     if (st != PSL_OK)
         goto fail;
     psl_trace("load %s: %llu bytes, read + CRC %.3f s, validation %.3f s", s->name,
-              (unsigned long long)s->size, t1 - t0, wall_time() - t1);
+              (unsigned long long)s->size, t1 - t0, psl_wall_seconds() - t1);
     free(hdr);
     *out = A;
     return PSL_OK;

@@ -9,34 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Wall-clock seconds, for the PSL_TRACE phase timings. */
-static double wall(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return 0.0;
-#endif
-}
-
 /* Matrix from Matrix Market text in data[0..len). */
 static psl_status read_text(psl_matrix **A, const char *data, size_t len)
 {
     psl_mm_header h;
     psl_mm_coo coo;
-    double t0 = wall();
+    double t0 = psl_wall_seconds();
     PSL_TRY(psl_mm_parse_header(data, len, &h));
     PSL_TRY(psl_mm_parse_entries(data, len, &h, &coo));
-    double t1 = wall();
+    double t1 = psl_wall_seconds();
     psl_status st = psl_mm_build_csr(A, h.nrows, h.ncols, &coo, h.symmetry != PSL_MM_GENERAL,
                                      h.symmetry == PSL_MM_SKEW ? -1.0 : 1.0,
                                      h.layout == PSL_MM_ARRAY);
     psl_trace("mm_read: %zu bytes, %lld entries: parse %.3f s, csr %.3f s", len,
-              (long long)h.entries, t1 - t0, wall() - t1);
+              (long long)h.entries, t1 - t0, psl_wall_seconds() - t1);
     return st;
 }
 
@@ -76,9 +64,9 @@ psl_status psl_mm_read(psl_matrix **A, const char *path)
         return psl_error(PSL_ERR_NULL_POINTER, "path is NULL");
     char *text = NULL;
     size_t len = 0;
-    double t0 = wall();
+    double t0 = psl_wall_seconds();
     PSL_TRY(psl_mm_load_file(path, &text, &len));
-    psl_trace("mm_read: load '%s' %.3f s", path, wall() - t0);
+    psl_trace("mm_read: load '%s' %.3f s", path, psl_wall_seconds() - t0);
     psl_status st = read_text(A, text, len);
     free(text);
     return st ? name_file(st, path) : PSL_OK;

@@ -12,18 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-static double wall(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return 0.0;
-#endif
-}
 
 void psl_sdainv_options_init(psl_sdainv_options *opt)
 {
@@ -558,7 +546,7 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "psl_sdainv_build: A is %d x %d; SD-AINV needs a square matrix",
                          (int)A->nrows, (int)A->ncols);
-    const double t0 = wall();
+    const double t0 = psl_wall_seconds();
     const int32_t n = A->nrows;
     build b;
     memset(&b, 0, sizeof b);
@@ -615,7 +603,7 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
         if (b.cmark)
             b.cmark[k] = -1;
     }
-    const double t1 = wall();
+    const double t1 = psl_wall_seconds();
 
     bad = -1;
     st = left_looking(&b, sym, opt->drop_tol, opt->acc, &bad);
@@ -628,7 +616,7 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
     }
     if (st != PSL_OK)
         goto fail;
-    const double t2 = wall();
+    const double t2 = psl_wall_seconds();
 
     /* Z D^-1: column i of Z (the list z_i) divided by d_i */
     int64_t *zrp = NULL;
@@ -667,7 +655,7 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
     psl_trace("sdainv_build: n %d, %s form, nnz(Wt) %lld, nnz(ZDinv) %lld: setup %.3f s, "
               "left-looking %.3f s, assembly %.3f s",
               (int)n, sym ? "symmetric" : "general", (long long)(*Wt)->nnz,
-              (long long)(*ZDinv)->nnz, t1 - t0, t2 - t1, wall() - t2);
+              (long long)(*ZDinv)->nnz, t1 - t0, t2 - t1, psl_wall_seconds() - t2);
     return PSL_OK;
 fail:
     build_free(&b);

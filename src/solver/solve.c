@@ -10,14 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void psl_solve_config_init(psl_solve_config *cfg)
 {
@@ -138,7 +130,7 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
 {
     int64_t n = A->nrows;
     psl_scalar t = c->solver.vec_type;
-    double t0 = now_seconds();
+    double t0 = psl_wall_seconds();
     /* 1. scaling (the caller's arrays are only read) */
     PSL_TRY(psl_alloc_zero((void **)&p->bs, n > 0 ? (size_t)n : 1, sizeof(double), "the scaled b"));
     PSL_TRY(psl_alloc_zero((void **)&p->xs, n > 0 ? (size_t)n : 1, sizeof(double), "the scaled x"));
@@ -156,7 +148,7 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
     }
     const psl_matrix *Sys = S;
     p->sys = S;
-    double t1 = now_seconds();
+    double t1 = psl_wall_seconds();
     rep->scale_seconds = t1 - t0;
 
     /* 2. conversions */
@@ -180,7 +172,7 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
     }
     if (c->method == PSL_SOLVE_IOCG)
         PSL_TRY(psl_matrix_convert(&p->Ainner, Sys, &c->inner_storage));
-    double t2 = now_seconds();
+    double t2 = psl_wall_seconds();
     rep->convert_seconds = t2 - t1;
 
     /* 3. executor and operators (the uploads, on CUDA) */
@@ -196,7 +188,7 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         PSL_TRY(psl_op_matrix(&p->Rop, p->ex, Sys, PSL_FP64));
     if (p->Ainner)
         PSL_TRY(psl_op_matrix(&p->Ainop, p->ex, p->Ainner, PSL_FP32));
-    double t3 = now_seconds();
+    double t3 = psl_wall_seconds();
     rep->upload_seconds = t3 - t2;
 
     /* 4. preconditioner and solvers */
@@ -223,7 +215,7 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
                                    p->Aop, p->Mop, &o);
     }
     PSL_TRY(st);
-    double t4 = now_seconds();
+    double t4 = psl_wall_seconds();
     rep->precond_seconds = t4 - t3;
     return PSL_OK;
 }

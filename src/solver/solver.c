@@ -9,14 +9,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void psl_solver_options_init(psl_solver_options *opt)
 {
@@ -387,7 +379,7 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
     if (!res)
         res = &local;
     *res = (psl_solve_result){0};
-    double t0 = now_seconds();
+    double t0 = psl_wall_seconds();
     /* NaN or Inf in b (or in the initial guess) is misuse: checked first. */
     psl_exec *ex = s->ex;
     double v[2];
@@ -425,6 +417,6 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
         if (sy != PSL_OK)
             st = sy;
     }
-    res->seconds = now_seconds() - t0;
+    res->seconds = psl_wall_seconds() - t0;
     return st;
 }
