@@ -17,6 +17,12 @@
 #   3      the SpMVs of HPCG_8_8_8 alone, the grid on HPCG_8_7_7, gen:lap3d:128,
 #          HPCG_8_8_7 and gen:lap3d:192 with D in $SOLVER_D3 (default
 #          12,10,8,6,4,2, so that each matrix gets a spread of D in the time)
+#   key    the peers of part 1 (CuPy, the reference's CG and FP16-F3R, the SpMVs
+#          alone) on HPCG_7_7_7, CG with and without its lookahead and fused
+#          steps (PSL_SOLVER_LOOKAHEAD, PSL_SOLVER_FUSE), then on HPCG_8_8_8 CuPy,
+#          FP64 PCG and FP32- and E8MY-IO-CG at m_in 50 (D in $SOLVER_DKEY,
+#          default 10,8): the targets' cases in one call
+#   grid   the grids of part 1 alone (HPCG_7_7_7, then the SPD matrices)
 #   smoke  everything on tiny matrices (about 2 minutes with the build)
 #   all    1, 2 and 3 in one run (no call limit: a machine of one's own)
 # Carry: .dev-matrices and .dev-f3r (part 1 reads them), made here first by
@@ -132,8 +138,48 @@ spmv_alone() { # spmv_alone SPEC KERNELS
   pack
 }
 
+# FP64 PCG + Jacobi (scaled: Jacobi is the identity) and + SD-AINV, with the
+# lookahead and the fused steps on and off, one command each (ablation/)
+ablation() { # ablation SPEC
+  local spec=$1 tag la fu pc
+  tag=$(echo "${spec#gen:}" | tr ':' '_')
+  mkdir -p "$RES/ablation"
+  log "ablation: $spec"
+  for pc in jacobi sdainv; do
+    for la in 1 0; do
+      for fu in 1 0; do
+        [ "$la$fu" = 00 ] && continue
+        [ "$(left)" -lt 120 ] && { log "ablation: no time left"; return; }
+        PSL_SOLVER_LOOKAHEAD=$la PSL_SOLVER_FUSE=$fu timeout 90 "$BIN" solve "$spec" --device "$DEV" \
+          --precond $pc --repeat 5 --json "$RES/ablation/${tag}_${pc}_la${la}_fu${fu}.json" \
+          >"$RES/ablation/${tag}_${pc}_la${la}_fu${fu}.txt" 2>&1 || log "ablation $pc la$la fu$fu failed (exit $?)"
+      done
+    done
+  done
+  python3 - "$RES/ablation" <<'PYEOF' | tee "$RES/ablation/summary.txt"
+import json, glob, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    d = json.load(open(f))
+    it = d.get("iterations") or 0
+    print(f"{os.path.basename(f)[:-5]:34s} {d.get('status','?'):10s} it {it:5d} solve {d.get('solve_s',0):.5f} s "
+          f"per it {1e6*d.get('solve_s',0)/max(it,1):8.1f} us relres {d.get('relres',0):.2e}")
+PYEOF
+  pack
+}
+
 case "$PART" in
+  key)
+    bench peers7 12 --matrices hpcg7 --variants none --peers cupy
+    spmv_alone gen:hpcg:7:7:7 "$KERNELS"
+    bench f3r7 25 --matrices hpcg7 --variants none --peers f3r
+    ablation gen:hpcg:7:7:7
+    bench peers8 25 --matrices hpcg8 --variants none --peers cupy
+    bench hpcg8key 100 --matrices hpcg8 --variants pcg,fp32,e8 --m-in 50 --d "${SOLVER_DKEY:-10,8}" ;;
+  grid)
+    bench hpcg7 35 --matrices hpcg7
+    bench spd 100 --matrices spd --interleave ;;
   smoke)
+    ablation gen:hpcg:5:5:5
     bench smoke-peers 30 --matrices gen:hpcg:5:5:5 --variants pcg --peers cupy,f3r --m-in 20
     bench smoke-grid 100 --matrices gen:hpcg:5:5:5,nos1,gen:lap3d:32 --m-in 20,50 --d 12,8,4 ;;
   1)
@@ -155,7 +201,7 @@ case "$PART" in
     bench peers 100 --matrices hpcg7,hpcg8 --variants none --peers cupy,f3r
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"; spmv_alone gen:hpcg:8:8:8 "$KERNELS"
     bench grid 100 --matrices hpcg7,hpcg877,hpcg887,hpcg8,spd,gen:lap3d:128,gen:lap3d:192 ;;
-  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, smoke, all)"; exit 2 ;;
+  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, key, grid, smoke, all)"; exit 2 ;;
 esac
 
 log "report"

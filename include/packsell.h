@@ -132,12 +132,19 @@ void psl_free(void *ptr);
  *                                                             dots in one pass; x and p updates in
  *                                                             one pass); 0 separate operations
  *                                                             (results equal up to rounding).
+ *  PSL_SOLVER_LOOKAHEAD    0|1                       1        CG to a tolerance: 1 queues the next
+ *                                                             step before the host waits for the
+ *                                                             current step's test (preconditioners
+ *                                                             without an inner solver), so a GPU
+ *                                                             does not wait for the host; 0 waits
+ *                                                             first (same results).
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
- * with; PSL_SOLVER_FUSE by every CG solve (inner ones too).
+ * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
+ * by every CG solve to a tolerance.
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty
@@ -863,7 +870,9 @@ void psl_op_destroy(psl_op **op);
 /* Jacobi: y = alpha * D^-1 x + beta*y with D the diagonal of the square FP64
  * CSR matrix A, in vectors of vec_type. A zero, negative, NaN or missing
  * diagonal entry fails with PSL_ERR_INVALID_MATRIX naming the row (CG needs
- * an SPD preconditioner). */
+ * an SPD preconditioner). When every 1/a_ii is 1 to within a unit in the
+ * last place of vec_type (four for FP64), as after symmetric diagonal
+ * scaling, the operator is applied as the identity. */
 psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type);
 
 /* Options of SD-AINV (Suzuki, Fukaya, Iwashita 2022): M^-1 = Z D^-1 W^T. */
@@ -891,7 +900,10 @@ psl_status psl_sdainv_build(const psl_matrix *A, const psl_sdainv_options *opt,
 /* A preconditioner y = alpha * F2 (F1 x) + beta*y from two FP64 CSR matrices
  * (for SD-AINV: F1 = Wt, F2 = ZDinv), each converted with *storage (any
  * format and codec; NULL: FP64 CSR) and applied to vectors of vec_type with
- * one workspace vector. The operator keeps its own copies. */
+ * one workspace vector. The operator keeps its own copies. When both are
+ * diagonal (every entry on the diagonal) the operator is the one diagonal
+ * diag(F2) .* diag(F1), the factors' values rounded as *storage stores them,
+ * applied like Jacobi (and as the identity when it is 1 to rounding). */
 psl_status psl_precond_product(psl_op **M, psl_exec *ex, const psl_matrix *F1,
                                const psl_matrix *F2, const psl_convert_options *storage,
                                psl_scalar vec_type);

@@ -33,7 +33,7 @@
 /* psl_cuda_exec_init fails cleanly: an error, a message, no scratch. */
 static void check_without_device(psl_status count_status)
 {
-    psl_exec ex = {PSL_EXEC_MAGIC, &psl_backend_cuda, 0, NULL, NULL, 0};
+    psl_exec ex = {.magic = PSL_EXEC_MAGIC, .be = &psl_backend_cuda, .device = 0};
     CHECK(strcmp(psl_backend_cuda.name, "cuda") == 0);
     psl_status st = psl_cuda_exec_init(&ex);
     CHECK(st != PSL_OK);

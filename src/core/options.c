@@ -89,6 +89,12 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                              "both dots in one pass; the x and p updates in one pass); 0 the "
                              "separate operations, to measure what fusion gains. Same results "
                              "up to rounding. Read by each CG solve and inner CG application."},
+    [PSL_OPT_SOLVER_LOOKAHEAD] = {"PSL_SOLVER_LOOKAHEAD", bool_choices, NCHOICES(bool_choices),
+                                  0, 0, 1, "0|1", "1",
+                                  "1 queues CG's next step before the host waits for the test "
+                                  "of the current one (a preconditioner without inner solver), "
+                                  "so the device does not wait for the host; 0 waits first. "
+                                  "Same results. Read by each CG solve to a tolerance."},
 };
 
 /* ---- state */

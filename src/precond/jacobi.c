@@ -1,7 +1,10 @@
 /*
- * jacobi.c -- the Jacobi preconditioner y = alpha * D^-1 x + beta*y, its
- * inverse diagonal kept as a vector of the operator's type. CG fuses it into
- * its residual update (psl_precond_jacobi_diag).
+ * jacobi.c -- diagonal preconditioners y = alpha * d .* x + beta*y: Jacobi
+ * (d = 1/a_ii) and any diagonal given on the host (a product of diagonal
+ * SD-AINV factors, product.c). d is kept as a vector of the operator's type;
+ * a d equal to 1 to rounding (Jacobi of a symmetrically scaled matrix) is
+ * the identity and stores nothing. CG fuses either into its residual update
+ * (psl_precond_jacobi_diag).
  */
 #include "solver/solver_internal.h"
 #include "precond/precond.h"
@@ -10,13 +13,15 @@
 #include <stdlib.h>
 
 typedef struct jacobi_op {
-    psl_vview dinv;
+    psl_vview dinv; /* data NULL: the identity */
 } jacobi_op;
 
 static psl_status jacobi_apply(const psl_op *op, double alpha, psl_vview x, double beta,
                                psl_vview y)
 {
     const jacobi_op *j = op->impl;
+    if (!j->dinv.data)
+        return op->ex->be->axpby(op->ex, psl_sx(alpha), x, psl_sx(beta), y);
     return op->ex->be->diag_scale(op->ex, psl_sx(alpha), j->dinv, x, psl_sx(beta), y);
 }
 
@@ -73,6 +78,57 @@ static psl_status inverse_diagonal(const psl_matrix *A, double *d, const char *w
     return PSL_OK;
 }
 
+/* Whether every d[i] is 1 to within a unit in the last place of type t
+ * (four for FP64): d .* x is then x to rounding, and the operator is applied
+ * as the identity. */
+static bool unit_diagonal(const double *d, int64_t n, psl_scalar t)
+{
+    const double eps = t == PSL_FP64 ? 0x1p-52 : t == PSL_FP32 ? 0x1p-23 : 0x1p-10;
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabs(d[i] - 1.0) <= 4.0 * eps))
+            return false;
+    return n > 0;
+}
+
+psl_status psl_precond_diag_op(psl_op **M, psl_exec *ex, int64_t n, const double *d,
+                               psl_scalar vec_type, const char *what)
+{
+    *M = NULL;
+    jacobi_op *j = NULL;
+    PSL_TRY(psl_alloc_zero((void **)&j, 1, sizeof *j, "a diagonal preconditioner"));
+    psl_status st = PSL_OK;
+    if (!unit_diagonal(d, n, vec_type)) {
+        st = psl_work_new(ex, n, vec_type, &j->dinv);
+        /* d (FP64, host) -> dinv (vec_type, backend) through an FP64 stage */
+        psl_vview stage = {0};
+        if (st == PSL_OK)
+            st = psl_work_new(ex, n, PSL_FP64, &stage);
+        if (st == PSL_OK)
+            st = ex->be->from_host(ex, stage.data, d, (size_t)n * sizeof(double));
+        if (st == PSL_OK)
+            st = ex->be->scale_copy(ex, psl_sx(1.0), stage, j->dinv);
+        if (st == PSL_OK)
+            st = ex->be->sync(ex);
+        psl_work_free(ex, &stage);
+    }
+    psl_op *op = NULL;
+    if (st == PSL_OK) {
+        op = psl_op_new(ex, n, n, vec_type, vec_type, what);
+        if (!op)
+            st = PSL_ERR_OUT_OF_MEMORY;
+    }
+    if (st != PSL_OK) {
+        psl_work_free(ex, &j->dinv);
+        free(j);
+        return st;
+    }
+    op->impl = j;
+    op->apply = jacobi_apply;
+    op->destroy = jacobi_destroy;
+    *M = op;
+    return PSL_OK;
+}
+
 psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type)
 {
     const char *who = "psl_precond_jacobi";
@@ -91,40 +147,8 @@ psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl
     PSL_TRY(psl_alloc_zero((void **)&d, (size_t)A->nrows > 0 ? (size_t)A->nrows : 1, sizeof(double),
                       "the Jacobi diagonal"));
     psl_status st = inverse_diagonal(A, d, who);
-    jacobi_op *j = NULL;
-    psl_op *op = NULL;
     if (st == PSL_OK)
-        st = psl_alloc_zero((void **)&j, 1, sizeof *j, "a Jacobi operator");
-    if (st == PSL_OK)
-        st = psl_work_new(ex, A->nrows, vec_type, &j->dinv);
-    if (st == PSL_OK) {
-        /* d (FP64, host) -> dinv (vec_type, backend) through an FP64 stage */
-        psl_vview stage;
-        st = psl_work_new(ex, A->nrows, PSL_FP64, &stage);
-        if (st == PSL_OK)
-            st = ex->be->from_host(ex, stage.data, d, (size_t)A->nrows * sizeof(double));
-        if (st == PSL_OK)
-            st = ex->be->scale_copy(ex, psl_sx(1.0), stage, j->dinv);
-        if (st == PSL_OK)
-            st = ex->be->sync(ex);
-        psl_work_free(ex, &stage);
-    }
-    if (st == PSL_OK) {
-        op = psl_op_new(ex, A->nrows, A->ncols, vec_type, vec_type, "jacobi");
-        if (!op)
-            st = PSL_ERR_OUT_OF_MEMORY;
-    }
+        st = psl_precond_diag_op(M, ex, A->nrows, d, vec_type, "jacobi");
     free(d);
-    if (st != PSL_OK) {
-        if (j) {
-            psl_work_free(ex, &j->dinv);
-            free(j);
-        }
-        return st;
-    }
-    op->impl = j;
-    op->apply = jacobi_apply;
-    op->destroy = jacobi_destroy;
-    *M = op;
-    return PSL_OK;
+    return st;
 }

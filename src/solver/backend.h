@@ -92,6 +92,9 @@ enum {
 #define PSL_FLAG_INDEFINITE 1.0
 #define PSL_FLAG_NONFINITE 2.0
 
+/* Size of one mailbox of an executor (psl_backend.post_read). */
+#define PSL_MAILBOX_BYTES 64
+
 /* Most pairs one psl_backend.dots call takes. */
 #define PSL_DOTS_MAX 8
 
@@ -116,6 +119,13 @@ typedef struct psl_backend {
     /* dst = src inside backend memory. */
     psl_status (*copy_bytes)(psl_exec *ex, void *dst, const void *src, size_t bytes);
     psl_status (*sync)(psl_exec *ex);
+    /* A read that does not wait: post_read queues a copy of `bytes` (at most
+     * PSL_MAILBOX_BYTES) from backend memory src into the executor's host
+     * mailbox `box` (0 or 1) behind the work queued so far; take_read waits
+     * for that copy and gives its bytes to host. A solver queues its next
+     * step between the two, so the device does not wait for the host. */
+    psl_status (*post_read)(psl_exec *ex, int box, const void *src, size_t bytes);
+    psl_status (*take_read)(psl_exec *ex, int box, void *host, size_t bytes);
 
     /* y = value. */
     psl_status (*fill)(psl_exec *ex, psl_vview y, double value);
@@ -165,8 +175,10 @@ struct psl_exec {
     const psl_backend *be;
     int device;      /* CUDA device, -1 on the CPU */
     void *stream;    /* cudaStream_t */
-    void *scratch;   /* CUDA: partial sums of the reductions (backend-owned) */
+    void *scratch;   /* CUDA: partial sums of the reductions, the pinned
+                        mailboxes and their events (backend-owned) */
     size_t scratch_bytes;
+    double mail[2][PSL_MAILBOX_BYTES / sizeof(double)]; /* CPU: the mailboxes */
 };
 
 #define PSL_EXEC_MAGIC 0x43455850534cULL /* "LSPXEC" */

@@ -233,6 +233,27 @@ static psl_status cpu_sync(psl_exec *ex)
     return PSL_OK;
 }
 
+/* The copy is made at once: CPU work is done when its call returns. */
+static psl_status cpu_post_read(psl_exec *ex, int box, const void *src, size_t bytes)
+{
+    if (box < 0 || box > 1 || bytes > PSL_MAILBOX_BYTES)
+        return psl_error(PSL_ERR_INVALID_VALUE, "cpu backend post_read: box %d, %zu bytes (0 or 1, "
+                         "at most %d)", box, bytes, PSL_MAILBOX_BYTES);
+    if (bytes)
+        memcpy(ex->mail[box], src, bytes);
+    return PSL_OK;
+}
+
+static psl_status cpu_take_read(psl_exec *ex, int box, void *host, size_t bytes)
+{
+    if (box < 0 || box > 1 || bytes > PSL_MAILBOX_BYTES)
+        return psl_error(PSL_ERR_INVALID_VALUE, "cpu backend take_read: box %d, %zu bytes (0 or 1, "
+                         "at most %d)", box, bytes, PSL_MAILBOX_BYTES);
+    if (bytes)
+        memcpy(host, ex->mail[box], bytes);
+    return PSL_OK;
+}
+
 static psl_status cpu_fill(psl_exec *ex, psl_vview y, double v)
 {
     (void)ex;
@@ -438,6 +459,8 @@ const psl_backend psl_backend_cpu = {
     .from_host = cpu_copy,
     .copy_bytes = cpu_copy,
     .sync = cpu_sync,
+    .post_read = cpu_post_read,
+    .take_read = cpu_take_read,
     .fill = cpu_fill,
     .scale_copy = cpu_scale_copy,
     .axpby = cpu_axpby,

@@ -65,6 +65,8 @@ struct psl_cuda_scratch {
     int64_t wave;         /* most blocks of a launch: SMs x the resident blocks of an SM */
     double *partials;     /* PSL_RED_BLOCKS x PSL_DOTS_MAX block sums */
     unsigned int *ticket; /* blocks of the running reduction done; 0 between launches */
+    unsigned char *mail;  /* two pinned host mailboxes of PSL_MAILBOX_BYTES */
+    cudaEvent_t posted[2]; /* the copy into each mailbox */
 };
 
 /* ------------------------------------------------------------------ device helpers */
@@ -813,6 +815,36 @@ static psl_status cu_copy_bytes(psl_exec *ex, void *dst, const void *src, size_t
     return PSL_CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c.s));
 }
 
+static psl_status cu_mailbox(psl_exec *ex, int box, size_t bytes, const char *what, psl_cu *c)
+{
+    PSL_TRY(psl_cu_enter(ex, what, c));
+    if (box < 0 || box > 1 || bytes > PSL_MAILBOX_BYTES)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "cuda backend %s: box %d, %zu bytes (0 or 1, at most %d)", what, box,
+                         bytes, PSL_MAILBOX_BYTES);
+    return PSL_OK;
+}
+
+static psl_status cu_post_read(psl_exec *ex, int box, const void *src, size_t bytes)
+{
+    psl_cu c = {};
+    PSL_TRY(cu_mailbox(ex, box, bytes, "post_read", &c));
+    if (bytes)
+        PSL_TRY(PSL_CUDA_OK(cudaMemcpyAsync(c.sc->mail + box * PSL_MAILBOX_BYTES, src, bytes,
+                                            cudaMemcpyDeviceToHost, c.s)));
+    return PSL_CUDA_OK(cudaEventRecord(c.sc->posted[box], c.s));
+}
+
+static psl_status cu_take_read(psl_exec *ex, int box, void *host, size_t bytes)
+{
+    psl_cu c = {};
+    PSL_TRY(cu_mailbox(ex, box, bytes, "take_read", &c));
+    PSL_TRY(PSL_CUDA_OK(cudaEventSynchronize(c.sc->posted[box])));
+    if (bytes)
+        memcpy(host, c.sc->mail + box * PSL_MAILBOX_BYTES, bytes);
+    return PSL_OK;
+}
+
 static psl_status cu_sync(psl_exec *ex)
 {
     psl_cu c = {};
@@ -1119,12 +1151,21 @@ extern "C" psl_status psl_cuda_exec_init(psl_exec *ex)
     sc->ticket = (unsigned int *)((char *)d + part_bytes);
     PSL_CUDA_GO(cudaMemsetAsync(d, 0, bytes, (cudaStream_t)ex->stream));
     PSL_CUDA_GO(cudaStreamSynchronize((cudaStream_t)ex->stream));
+    PSL_CUDA_GO(cudaMallocHost((void **)&sc->mail, 2 * PSL_MAILBOX_BYTES));
+    for (int k = 0; k < 2; k++)
+        PSL_CUDA_GO(cudaEventCreateWithFlags(&sc->posted[k], cudaEventDisableTiming));
     ex->scratch = sc;
     ex->scratch_bytes = bytes;
     return PSL_OK;
 fail:
+    for (int k = 0; k < 2; k++)
+        if (sc->posted[k])
+            (void)cudaEventDestroy(sc->posted[k]);
+    if (sc->mail)
+        (void)cudaFreeHost(sc->mail);
     if (d)
         (void)cudaFree(d);
+    (void)cudaGetLastError();
     psl_free(sc);
     return st;
 }
@@ -1139,6 +1180,9 @@ extern "C" void psl_cuda_exec_release(psl_exec *ex)
         (void)cudaSetDevice(ex->device);
     (void)cudaStreamSynchronize((cudaStream_t)ex->stream);
     (void)cudaFree(sc->partials);
+    for (int k = 0; k < 2; k++)
+        (void)cudaEventDestroy(sc->posted[k]);
+    (void)cudaFreeHost(sc->mail);
     (void)cudaGetLastError();
     psl_free(sc);
     ex->scratch = NULL;
@@ -1147,6 +1191,7 @@ extern "C" void psl_cuda_exec_release(psl_exec *ex)
 
 extern "C" const psl_backend psl_backend_cuda = {
     "cuda",        cu_alloc, cu_free,      cu_to_host,    cu_from_host,  cu_copy_bytes,
-    cu_sync,       cu_fill,  cu_scale_copy, cu_axpby,     cu_maxpy,      cu_diag_scale,
+    cu_sync,       cu_post_read, cu_take_read,
+    cu_fill,       cu_scale_copy, cu_axpby,     cu_maxpy,      cu_diag_scale,
     cu_dots,       cu_cg_residual, cu_cg_update, cu_fcg_update,
 };
