@@ -23,6 +23,9 @@
 #          FP64 PCG and FP32- and E8MY-IO-CG at m_in 50 (D in $SOLVER_DKEY,
 #          default 10,8): the targets' cases in one call
 #   grid   the grids of part 1 alone (HPCG_7_7_7, then the SPD matrices)
+#   targets  in one call: on HPCG_8_8_8 FP64 PCG, FP32-, PackSELL FP16- and
+#          E8MY-IO-CG (D 12,10,8) at m_in 50 and its SpMVs alone; the whole grid
+#          on HPCG_7_7_7; the SPD matrices at m_in 50 (every D)
 #   smoke  everything on tiny matrices (about 2 minutes with the build)
 #   all    1, 2 and 3 in one run (no call limit: a machine of one's own)
 # Carry: .dev-matrices and .dev-f3r (part 1 reads them), made here first by
@@ -175,6 +178,11 @@ case "$PART" in
     ablation gen:hpcg:7:7:7
     bench peers8 25 --matrices hpcg8 --variants none --peers cupy
     bench hpcg8key 100 --matrices hpcg8 --variants pcg,fp32,e8 --m-in 50 --d "${SOLVER_DKEY:-10,8}" ;;
+  targets)
+    bench hpcg8t 25 --matrices hpcg8 --variants pcg,fp32,psfp16,e8 --m-in 50 --d 12,10,8
+    spmv_alone gen:hpcg:8:8:8 "$KERNELS8"
+    bench hpcg7 45 --matrices hpcg7
+    bench spd 100 --matrices spd --interleave --m-in 50 ;;
   grid)
     bench hpcg7 35 --matrices hpcg7
     bench spd 100 --matrices spd --interleave ;;
@@ -201,7 +209,7 @@ case "$PART" in
     bench peers 100 --matrices hpcg7,hpcg8 --variants none --peers cupy,f3r
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"; spmv_alone gen:hpcg:8:8:8 "$KERNELS"
     bench grid 100 --matrices hpcg7,hpcg877,hpcg887,hpcg8,spd,gen:lap3d:128,gen:lap3d:192 ;;
-  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, key, grid, smoke, all)"; exit 2 ;;
+  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, key, grid, targets, smoke, all)"; exit 2 ;;
 esac
 
 log "report"

@@ -439,7 +439,8 @@ class Bench:
         tmp = self.args.archive + ".part"
         top = os.path.basename(os.path.normpath(self.out))
         for skip in ((), ("log",), ("log", "hist")):
-            drop = {os.path.join(top, d) for d in ("rhs",) + skip}
+            # never the SD-AINV cache: HPCG_8_8_8's factors are 800 MB, minutes to compress
+            drop = {os.path.join(top, d) for d in ("rhs", "sdainv-cache") + skip}
             with tarfile.open(tmp, "w:gz") as t:
                 t.add(self.out, arcname=top,
                       filter=lambda ti: None if ti.name in drop else ti)
