@@ -129,7 +129,7 @@ bench() { # bench NAME BUDGET_SHARE(%) solver_bench.py options...
 }
 # the SpMVs of the solvers' matrices timed alone (the time-per-iteration target)
 KERNELS=sell-fp64,csr-fp64,cusparse-csr-fp64,sell-fp32,sell-fp16:fp32,packsell-fp16:fp32,packsell-e8m14:fp32,packsell-e8m10:fp32
-KERNELS8=sell-fp64,csr-fp64,cusparse-csr-fp64,packsell-e8m12:fp32
+KERNELS8=sell-fp64,csr-fp64,cusparse-csr-fp64,sell-fp32,packsell-fp16:fp32,packsell-e8m14:fp32,packsell-e8m12:fp32,packsell-e8m10:fp32
 # part 3: fewer D per matrix, so that each gets a spread of them
 D3=${SOLVER_D3:-12,10,8,6,4,2}
 spmv_alone() { # spmv_alone SPEC KERNELS
