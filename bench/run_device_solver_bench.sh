@@ -87,7 +87,9 @@ left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: ${SOLVER_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}$(git diff --quiet HEAD 2>/dev/null || echo ' (working tree differs)')"
+  # the device copy's git is not the tree's: SOLVER_COMMIT names the commit, no diff is checked
+  if [ -n "${SOLVER_COMMIT:-}" ]; then echo "commit: $SOLVER_COMMIT"
+  else echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (working tree differs)')"; fi
   echo "part: $PART"
   echo "host cpus: $(nproc)"
   grep -m1 "model name" /proc/cpuinfo

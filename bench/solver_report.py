@@ -389,6 +389,34 @@ def peers(rows):
     return out
 
 
+def outer_kernel(row, fp64):
+    """The SpMV-alone kernel of a solve's outer matrix: --format/--values of
+    its command, else psl_solve's default storage on the device (SELL FP64 on
+    CUDA since 2329f81, CSR FP64 on the CPU)."""
+    cmd = (row.get("command") or "").split()
+    fmt = cmd[cmd.index("--format") + 1] if "--format" in cmd[:-1] else None
+    vals = cmd[cmd.index("--values") + 1] if "--values" in cmd[:-1] else "fp64"
+    if fmt is None:
+        fmt = "sell" if row.get("device") == "cuda" else "csr"
+    kn = f"{fmt}-{vals}"
+    if kn in fp64:
+        return kn
+    return min(fp64, key=fp64.get) if fp64 else None
+
+
+def sdainv_build_seconds(row, dirs):
+    """The SD-AINV build time `packsell solve` logs when it fills the cache."""
+    for d in dirs:
+        path = os.path.join(d, "log", row.get("key", "") + ".txt")
+        if os.path.isfile(path):
+            with open(path) as f:
+                for line in f:
+                    if "SD-AINV factors built" in line:
+                        w = line.split()
+                        return fnum(w[w.index("s") - 1]) if "s" in w else None
+    return None
+
+
 def spmv_alone(spmv, label):
     """{kernel: median seconds} of the SpMV-alone bench of a matrix."""
     tag = label.lower()[len("hpcg_"):] if label.startswith("HPCG_") else None
@@ -408,7 +436,7 @@ def verdict(ok):
     return "met" if ok else "missed"
 
 
-def report(rows, res, metas, spmv, hosts, figs, out, link_prefix=""):
+def report(rows, res, metas, spmv, hosts, figs, out, link_prefix="", dirs=()):
     L = []
     L.append("# The paper's Section 5.2.2 (IO-CG with PackSELL E8MY) beside ours")
     L.append("")
@@ -530,8 +558,7 @@ def report(rows, res, metas, spmv, hosts, figs, out, link_prefix=""):
         tpi = fnum(a.get("time_per_iteration_s")) if a else None
         if tpi and k:
             fp64 = {n: t for n, t in k.items() if n.endswith("fp64")}
-            # the solver's outer matrix is CSR FP64 (psl_solve_config.storage's default)
-            kn = "csr-fp64" if "csr-fp64" in fp64 else (min(fp64, key=fp64.get) if fp64 else None)
+            kn = outer_kernel(a, fp64)
             if kn:
                 kt = fp64[kn]
                 L.append(f"| target: FP64 PCG (Jacobi) time per iteration <= 1.15x its SpMV alone, {m} | "
@@ -539,8 +566,10 @@ def report(rows, res, metas, spmv, hosts, figs, out, link_prefix=""):
                          + ", ".join(f"{n} {t * 1e6:.1f} us" for n, t in sorted(fp64.items()) if n != kn)
                          + f"): {verdict(tpi / kt <= 1.15)} |")
     if h8 and res[h8]["pcg"] and fnum(res[h8]["pcg"].get("setup_precond_s")) is not None:
+        built = sdainv_build_seconds(res[h8]["pcg"], dirs)
         L.append(f"| SD-AINV build, HPCG_8_8_8, {metas[0].get('cpus', '?') if metas else '?'}-core host: "
-                 f"reported | {fnum(res[h8]['pcg']['setup_precond_s']):.2f} s (setup: scale "
+                 f"reported | {'%.2f s to build and save the factors, ' % built if built else ''}"
+                 f"{fnum(res[h8]['pcg']['setup_precond_s']):.2f} s to make the operator (setup: scale "
                  f"{fmt(fnum(res[h8]['pcg'].get('setup_scale_s')))} s, convert "
                  f"{fmt(fnum(res[h8]['pcg'].get('setup_convert_s')))} s, upload "
                  f"{fmt(fnum(res[h8]['pcg'].get('setup_upload_s')))} s) |")
@@ -698,11 +727,11 @@ def main():
     write_csvs(rows, res, out)
     figs = figures(res, rows, out)
     with open(os.path.join(out, "RESULTS-solvers.md"), "w") as f:
-        f.write(report(rows, res, metas, spmv, hosts, figs, out))
+        f.write(report(rows, res, metas, spmv, hosts, figs, out, dirs=args.dirs))
     if args.publish:
         prefix = os.path.relpath(out, os.path.dirname(os.path.abspath(args.publish))) + "/"
         with open(args.publish, "w") as f:
-            f.write(report(rows, res, metas, spmv, hosts, figs, out, prefix))
+            f.write(report(rows, res, metas, spmv, hosts, figs, out, prefix, dirs=args.dirs))
     s = summary(rows, res)
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(s)
