@@ -940,7 +940,8 @@ const char *psl_reason_name(psl_reason reason);
 
 /* Called after each outer iteration (and once with iter = 0 at the start)
  * with the relative residual the iteration computes (recursive: the true
- * one is checked when it falls below tol). */
+ * one is checked when it falls below tol; GMRES and FGMRES: the estimate
+ * |g_j+1| / ||b|| after each Arnoldi step). */
 typedef void (*psl_monitor_fn)(void *ctx, int32_t iter, double relres);
 
 /* Options of a solver. psl_solver_options_init sets the defaults. */
@@ -1000,7 +1001,7 @@ void psl_solver_options_init(psl_solver_options *opt);
 /* What a solve did. */
 typedef struct psl_solve_result {
     psl_reason reason;
-    int32_t iterations;        /* outer iterations */
+    int32_t iterations;        /* outer iterations (GMRES, FGMRES: Arnoldi steps) */
     int64_t inner_iterations;  /* iterations of the solvers inside the preconditioner */
     double relres;             /* true ||b - A x||_2 / ||b||_2, in FP64 (residual_op) */
     double relres_recursive;   /* the residual the recurrence reached */
