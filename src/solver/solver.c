@@ -210,7 +210,10 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
     const psl_backend *be = ex->be;
     double *nrm = psl_slot(s, PSL_SLOT_NRM);
     bool given = psl_method_is_gmres(s->method) && s->opt.op_unit_input;
-    if (given) {
+    psl_vview in = s->bw;
+    if (given && x.type == s->t) {
+        in = x; /* read only */
+    } else if (given) {
         PSL_TRY(be->scale_copy(ex, psl_sx(1.0), x, s->bw));
     } else {
         PSL_TRY(be->dots(ex, x, 1, &x, PSL_FP64, nrm, PSL_DOT_CHECK_NONE, NULL));
@@ -219,7 +222,7 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
     }
     PSL_TRY(be->fill(ex, s->xw, 0.0));
     int32_t m = s->opt.fixed_iters;
-    PSL_TRY(method_iterate(s, s->bw, s->xw, m, NULL));
+    PSL_TRY(method_iterate(s, in, s->xw, m, NULL));
     s->op_iters += m;
     psl_sexpr back = {alpha, nrm, NULL, NULL, PSL_SX_SQRT_NUM};
     if (given)
