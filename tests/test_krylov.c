@@ -610,8 +610,56 @@ TEST(fgmres_with_inner_solvers)
     psl_matrix_destroy(&L);
 }
 
-/* FGMRES in FP32 vectors to a loose tol, checked by the FP64 residual operator
- * (res.relres) and by the test. */
+/* BiCGStab in FP64 preconditioned by a mixed-precision inner solver through
+ * the operator layer: FP32 GMRES(8) with Jacobi, normalising its input. */
+TEST(bicgstab_with_inner_solver)
+{
+    psl_matrix *C = convdiff(48, 1.0);
+    csr_ref R = view(C);
+    double *b = make_b(R.n, 6), *x = malloc((size_t)R.n * sizeof *x);
+    psl_exec *ex = NULL;
+    psl_op *A64 = NULL, *A32 = NULL, *M32 = NULL;
+    CHECK_OK(psl_exec_create_cpu(&ex));
+    CHECK_OK(psl_op_matrix(&A64, ex, C, PSL_FP64));
+    CHECK_OK(psl_op_matrix(&A32, ex, C, PSL_FP32));
+    CHECK_OK(psl_precond_jacobi(&M32, ex, C, PSL_FP32));
+    psl_solver_options io;
+    psl_solver_options_init(&io);
+    io.vec_type = PSL_FP32;
+    io.fixed_iters = 8;
+    io.op_unit_input = 0;
+    psl_solver *inner = NULL, *outer = NULL;
+    CHECK_OK(psl_solver_create(&inner, PSL_METHOD_GMRES, A32, M32, &io));
+    psl_solver_options o;
+    psl_solver_options_init(&o);
+    o.max_iters = 500;
+    CHECK_OK(psl_solver_create(&outer, PSL_METHOD_BICGSTAB, A64, psl_solver_op(inner), &o));
+    psl_vec *bv = NULL, *xv = NULL;
+    CHECK_OK(psl_vec_wrap(&bv, ex, R.n, PSL_FP64, b, PSL_MEM_COPY));
+    CHECK_OK(psl_vec_create(&xv, ex, R.n, PSL_FP64));
+    psl_solve_result res;
+    psl_status st = psl_solver_solve(outer, bv, xv, &res);
+    CHECK_OK(psl_vec_get(xv, x));
+    double rel = ref_relres(&R, b, x);
+    CHECK_MSG(st == PSL_OK && rel < 1e-9, "%s, %d iterations, relres %g: %s",
+              psl_status_string(st), res.iterations, rel, psl_last_error_message());
+    /* two preconditioner applications per iteration */
+    CHECK(res.inner_iterations == 2 * 8 * (int64_t)res.iterations);
+    printf("  BiCGStab over FP32 GMRES(8): %d iterations, relres %.2e\n", res.iterations, rel);
+    psl_vec_destroy(&bv);
+    psl_vec_destroy(&xv);
+    psl_solver_destroy(&outer);
+    psl_solver_destroy(&inner);
+    psl_op_destroy(&M32);
+    psl_op_destroy(&A32);
+    psl_op_destroy(&A64);
+    psl_exec_destroy(&ex);
+    free(b), free(x);
+    psl_matrix_destroy(&C);
+}
+
+/* FGMRES (and BiCGStab) in FP32 vectors to a loose tol, checked by the FP64
+ * residual operator (res.relres) and by the test. */
 TEST(fp32_fgmres_confirmed_in_fp64)
 {
     psl_matrix *H = NULL;
@@ -907,6 +955,7 @@ static const psl_test_case tests[] = {
     {"bicgstab_matches_textbook", bicgstab_matches_textbook},
     {"converges_on_nonsymmetric_matrices", converges_on_nonsymmetric_matrices},
     {"fgmres_with_inner_solvers", fgmres_with_inner_solvers},
+    {"bicgstab_with_inner_solver", bicgstab_with_inner_solver},
     {"fp32_fgmres_confirmed_in_fp64", fp32_fgmres_confirmed_in_fp64},
     {"gmres_as_operator", gmres_as_operator},
     {"bad_input_limits_and_breakdowns", bad_input_limits_and_breakdowns},

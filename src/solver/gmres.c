@@ -275,7 +275,13 @@ static psl_status add_correction(psl_solver *s, gmres_state *g, int k, psl_vview
 }
 
 /* Why a cycle ended. */
-typedef enum { CYCLE_STEPS, CYCLE_ESTIMATE, CYCLE_DEPENDENT, CYCLE_NONFINITE, CYCLE_STAGNATION } cycle_end;
+typedef enum {
+    CYCLE_STEPS,      /* all its steps (or an exact breakdown, inner) */
+    CYCLE_ESTIMATE,   /* the estimate fell below tol */
+    CYCLE_DEPENDENT,  /* a new column depends on the others (the space is invariant) */
+    CYCLE_NONFINITE,  /* NaN or Inf in a column */
+    CYCLE_STAGNATION  /* stagnation_iters steps without a new best estimate */
+} cycle_end;
 
 /* One cycle from v_0 (unit norm) and g = gamma e_0: up to `steps` Arnoldi
  * steps; outer (bnorm > 0) it stops when the estimate falls below tol,
