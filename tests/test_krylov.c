@@ -707,6 +707,54 @@ TEST(fp32_fgmres_confirmed_in_fp64)
     psl_matrix_destroy(&H);
 }
 
+/* The second Gram-Schmidt pass: one cycle of GMRES(300) on a bidiagonal
+ * matrix with eigenvalues 1 .. 1e8 loses orthogonality with one pass (the
+ * estimate falls far below the true residual); with gmres_reorth the
+ * estimate is the true residual and that is 1e3 times lower. */
+TEST(gmres_second_pass_keeps_orthogonality)
+{
+    const int n = 300;
+    int64_t *rp = malloc((n + 1) * sizeof *rp);
+    int32_t *ci = malloc(2 * n * sizeof *ci);
+    double *v = malloc(2 * n * sizeof *v), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    int64_t k = 0;
+    rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        ci[k] = i, v[k++] = pow(10.0, 8.0 * i / (n - 1));
+        if (i + 1 < n)
+            ci[k] = i + 1, v[k++] = 0.5;
+        rp[i + 1] = k;
+        b[i] = 1.0;
+    }
+    psl_matrix *A = csr(n, rp, ci, v);
+    csr_ref R = view(A);
+    double rel[2] = {0, 0};
+    for (int re = 0; re < 2; re++) {
+        psl_solver_options o;
+        psl_solver_options_init(&o);
+        o.restart = n;
+        o.max_iters = n;
+        o.tol = 1e-12;
+        o.gmres_reorth = re;
+        rig g;
+        CHECK_OK(rig_make(&g, PSL_METHOD_GMRES, A, 0, &o));
+        psl_solve_result res;
+        CHECK_ST(rig_solve(&g, n, PSL_FP64, b, x, &res), PSL_ERR_NOT_CONVERGED);
+        rel[re] = ref_relres(&R, b, x);
+        CHECK(fabs(rel[re] - res.relres) <= 1e-6 * rel[re]);
+        if (re)
+            CHECK_MSG(fabs(res.relres_recursive - rel[re]) <= 0.01 * rel[re] && rel[re] < 1e-8,
+                      "estimate %g, true %g", res.relres_recursive, rel[re]);
+        else
+            CHECK_MSG(res.relres_recursive < 0.5 * rel[re], "estimate %g, true %g",
+                      res.relres_recursive, rel[re]);
+        rig_free(&g);
+    }
+    CHECK_MSG(rel[0] > 1e3 * rel[1], "one pass %g, two %g", rel[0], rel[1]);
+    free(rp), free(ci), free(v), free(b), free(x);
+    psl_matrix_destroy(&A);
+}
+
 /* ---------------------------------------------------------- operators */
 
 /* GMRES as an operator: fixed_iters steps from zero on its input as given
@@ -957,6 +1005,7 @@ static const psl_test_case tests[] = {
     {"fgmres_with_inner_solvers", fgmres_with_inner_solvers},
     {"bicgstab_with_inner_solver", bicgstab_with_inner_solver},
     {"fp32_fgmres_confirmed_in_fp64", fp32_fgmres_confirmed_in_fp64},
+    {"gmres_second_pass_keeps_orthogonality", gmres_second_pass_keeps_orthogonality},
     {"gmres_as_operator", gmres_as_operator},
     {"bad_input_limits_and_breakdowns", bad_input_limits_and_breakdowns},
     {"repeatable_and_warm_start", repeatable_and_warm_start},
