@@ -136,8 +136,9 @@ psl_status psl_cg_setup(psl_solver *s);
 psl_status psl_fcg_setup(psl_solver *s);
 psl_status psl_gmres_setup(psl_solver *s);
 psl_status psl_bicgstab_setup(psl_solver *s);
-/* GMRES and FGMRES as operators (fixed_iters > 0) with op_unit_input take
- * their input as given, as a unit-norm vector, instead of normalising it. */
+/* Whether m is GMRES or FGMRES (gmres.c): as operators (fixed_iters > 0)
+ * with op_unit_input they take their input as given, as a unit-norm vector,
+ * instead of normalising it. */
 static inline bool psl_method_is_gmres(psl_method m)
 {
     return m == PSL_METHOD_GMRES || m == PSL_METHOD_FGMRES;
