@@ -912,8 +912,22 @@ psl_status psl_precond_product(psl_op **M, psl_exec *ex, const psl_matrix *F1,
 
 typedef enum psl_method {
     PSL_METHOD_CG = 0,  /* preconditioned conjugate gradients */
-    PSL_METHOD_FCG = 1  /* flexible CG (Notay 2000), for a variable preconditioner */
+    PSL_METHOD_FCG = 1, /* flexible CG (Notay 2000), for a variable preconditioner */
+    PSL_METHOD_GMRES = 2,  /* GMRES(restart), right preconditioned (M fixed) */
+    PSL_METHOD_FGMRES = 3, /* flexible GMRES(restart) (Saad 1993): keeps z_j = M v_j, for a
+                              variable preconditioner (an inner solver) */
+    PSL_METHOD_BICGSTAB = 4 /* BiCGStab (van der Vorst 1992), right preconditioned */
 } psl_method;
+/* GMRES and FGMRES: classical Gram-Schmidt in one pass (a second one with
+ * gmres_reorth), Givens rotations with a scaled hypotenuse; the Hessenberg
+ * matrix, rotations and least-squares data are FP64 whatever vec_type (the
+ * reference F3R keeps them in each layer's precision: FP64 costs nothing at
+ * these sizes and keeps an FP32 layer's small problem exact to FP64). As an
+ * outer solver, iterations are Arnoldi steps (max_iters counts them over all
+ * cycles); at each restart and at the end x is checked by the true
+ * residual, and the solve converges when that is below tol. BiCGStab reads
+ * its scalars once per iteration; rho = 0 and omega = 0 end it with their own
+ * reasons. */
 
 /* Why a solve ended (psl_solve_result.reason). */
 typedef enum psl_reason {
@@ -922,10 +936,15 @@ typedef enum psl_reason {
     PSL_REASON_MAX_ITERS = 2,   /* max_iters reached (PSL_ERR_NOT_CONVERGED) */
     PSL_REASON_INDEFINITE = 3,  /* p.Ap <= 0 or z.r < 0 (PSL_ERR_BREAKDOWN) */
     PSL_REASON_NONFINITE = 4,   /* NaN or Inf in a scalar of the iteration (PSL_ERR_BREAKDOWN) */
-    PSL_REASON_STAGNATION = 5   /* the residual stopped decreasing (PSL_ERR_BREAKDOWN): for
+    PSL_REASON_STAGNATION = 5,  /* the residual stopped decreasing (PSL_ERR_BREAKDOWN): for
                                    stagnation_iters iterations, or the true residual over
                                    3 residual replacements (the recurrence converges to
-                                   another matrix's solution, e.g. values stored in FP16) */
+                                   another matrix's solution, e.g. values stored in FP16);
+                                   GMRES: the Krylov space became invariant with
+                                   the residual above tol (A M singular on it) */
+    PSL_REASON_RHO_ZERO = 6,    /* BiCGStab: rho = rhat.r = 0 or rhat.(A M p) = 0, the
+                                   BiCG breakdown (PSL_ERR_BREAKDOWN) */
+    PSL_REASON_OMEGA_ZERO = 7   /* BiCGStab: omega = t.s / t.t = 0 (PSL_ERR_BREAKDOWN) */
 } psl_reason;
 
 /* Name of a reason ("converged", "max-iters", ...). */
@@ -933,10 +952,14 @@ const char *psl_reason_name(psl_reason reason);
 
 /* Called after each outer iteration (and once with iter = 0 at the start)
  * with the relative residual the iteration computes (recursive: the true
- * one is checked when it falls below tol). */
+ * one is checked when it falls below tol; GMRES and FGMRES: the estimate
+ * |g_j+1| / ||b|| after each Arnoldi step). */
 typedef void (*psl_monitor_fn)(void *ctx, int32_t iter, double relres);
 
 /* Options of a solver. psl_solver_options_init sets the defaults. */
+/* Largest psl_solver_options.restart. */
+#define PSL_GMRES_RESTART_MAX 1000
+
 typedef struct psl_solver_options {
     psl_scalar vec_type;     /* FP64 (default) or FP32: vectors and arithmetic */
     psl_scalar dot_acc;      /* accumulation of dot products: FP64 (default), FP32 */
@@ -945,7 +968,11 @@ typedef struct psl_solver_options {
     int32_t fixed_iters;     /* > 0: an inner solver: exactly this many iterations
                                 from x = 0 on b/||b||, scaled back, testing
                                 nothing (after p.Ap <= 0 the remaining ones
-                                change nothing); default 0 */
+                                change nothing); GMRES, FGMRES: one cycle of
+                                fixed_iters Arnoldi steps (restart unused), on
+                                the operator's input as op_unit_input says, and
+                                ending early only at an exact (happy) breakdown,
+                                when the rest would change nothing; default 0 */
     psl_scalar op_type;      /* fixed_iters > 0: the type of the x and y of the
                                 solver as an operator, converted from and to
                                 vec_type (default FP64) */
@@ -953,6 +980,21 @@ typedef struct psl_solver_options {
     int32_t fcg_restart;     /* FCG: 0 (default) keep the last mmax directions;
                                 1 Notay's truncate-and-restart schedule
                                 m_i = ((i-1) mod mmax) + 1 (PETSc KSPFCG) */
+    int32_t restart;         /* GMRES, FGMRES: Arnoldi steps per cycle, the m of
+                                GMRES(m) (default 30), 1..PSL_GMRES_RESTART_MAX;
+                                memory: m+1 basis vectors (FGMRES with M: 2m+1) */
+    int32_t gmres_reorth;    /* GMRES, FGMRES: 1: a second classical Gram-Schmidt
+                                pass when the new vector's norm fell below
+                                1/sqrt(2) of its norm before the first; 0
+                                (default): one pass */
+    int32_t op_unit_input;   /* GMRES, FGMRES with fixed_iters > 0, as an operator:
+                                1 (default): the input x is taken as given, as a
+                                unit-norm vector (V_0 = x, e_0 = 1), which is what
+                                an outer FGMRES passes (its Arnoldi vectors) and
+                                saves a reduction per call; such an operator is
+                                refused as the M of any method but FGMRES. 0: x
+                                is normalised and the result scaled back (any
+                                caller). psl_solver_solve always normalises b. */
     int32_t stagnation_iters;/* breakdown when the residual has not decreased
                                 below its best for this many iterations
                                 (default 0: never) */
@@ -971,7 +1013,7 @@ void psl_solver_options_init(psl_solver_options *opt);
 /* What a solve did. */
 typedef struct psl_solve_result {
     psl_reason reason;
-    int32_t iterations;        /* outer iterations */
+    int32_t iterations;        /* outer iterations (GMRES, FGMRES: Arnoldi steps) */
     int64_t inner_iterations;  /* iterations of the solvers inside the preconditioner */
     double relres;             /* true ||b - A x||_2 / ||b||_2, in FP64 (residual_op) */
     double relres_recursive;   /* the residual the recurrence reached */

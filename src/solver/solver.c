@@ -2,7 +2,7 @@
  * solver.c -- the life of a solver (options, checks, work vectors, the
  * solver as an operator) and the steps every method shares: applying the
  * preconditioner, the true residual, the end of a solve. The methods
- * themselves are cg.c and fcg.c.
+ * themselves are cg.c, fcg.c, gmres.c (GMRES and FGMRES) and bicgstab.c.
  */
 #include "solver/solver_internal.h"
 
@@ -21,6 +21,8 @@ void psl_solver_options_init(psl_solver_options *opt)
     opt->max_iters = 10000;
     opt->op_type = PSL_FP64;
     opt->fcg_mmax = 1;
+    opt->restart = 30;
+    opt->op_unit_input = 1;
 }
 
 const char *psl_reason_name(psl_reason reason)
@@ -32,6 +34,8 @@ const char *psl_reason_name(psl_reason reason)
     case PSL_REASON_INDEFINITE: return "indefinite";
     case PSL_REASON_NONFINITE: return "nonfinite";
     case PSL_REASON_STAGNATION: return "stagnation";
+    case PSL_REASON_RHO_ZERO: return "rho-breakdown";
+    case PSL_REASON_OMEGA_ZERO: return "omega-breakdown";
     default: return "?";
     }
 }
@@ -69,11 +73,37 @@ static psl_status check_options(const psl_solver_options *o, const char *who)
     return PSL_OK;
 }
 
+/* Options only some methods read. */
+static psl_status check_method_options(psl_method method, const psl_solver_options *o,
+                                       const char *who)
+{
+    if (!psl_method_is_gmres(method))
+        return PSL_OK;
+    if (o->restart < 1 || o->restart > PSL_GMRES_RESTART_MAX)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: restart %d (1..%d)", who, o->restart,
+                         PSL_GMRES_RESTART_MAX);
+    if (o->fixed_iters > PSL_GMRES_RESTART_MAX)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: fixed_iters %d for GMRES (one cycle: 0..%d)", who, o->fixed_iters,
+                         PSL_GMRES_RESTART_MAX);
+    if (o->gmres_reorth != 0 && o->gmres_reorth != 1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: gmres_reorth %d (0 or 1)", who,
+                         o->gmres_reorth);
+    if (o->op_unit_input != 0 && o->op_unit_input != 1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: op_unit_input %d (0 or 1)", who,
+                         o->op_unit_input);
+    return PSL_OK;
+}
+
+static psl_solver *solver_of_op(const psl_op *op);
+
 static psl_status check_operators(psl_method method, const psl_op *A, const psl_op *M,
                                   const psl_solver_options *o, const char *who)
 {
-    if (method != PSL_METHOD_CG && method != PSL_METHOD_FCG)
-        return psl_error(PSL_ERR_INVALID_VALUE, "%s: method %d (PSL_METHOD_CG or FCG)", who,
+    if (method != PSL_METHOD_CG && method != PSL_METHOD_FCG && method != PSL_METHOD_GMRES &&
+        method != PSL_METHOD_FGMRES && method != PSL_METHOD_BICGSTAB)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: method %d (PSL_METHOD_CG, FCG, GMRES, FGMRES or BICGSTAB)", who,
                          (int)method);
     PSL_TRY(psl_op_check(A, who));
     if (A->nrows != A->ncols)
@@ -98,6 +128,14 @@ static psl_status check_operators(psl_method method, const psl_op *A, const psl_
                              "%s: M's vectors are %s -> %s; the solver's are %s", who,
                              psl_scalar_display(M->in_type), psl_scalar_display(M->out_type),
                              psl_scalar_display(o->vec_type));
+        if (M->solver_owned && method != PSL_METHOD_FGMRES) {
+            const psl_solver *inner = solver_of_op(M);
+            if (psl_method_is_gmres(inner->method) && inner->opt.op_unit_input)
+                return psl_error(PSL_ERR_INVALID_VALUE,
+                                 "%s: M is a GMRES operator taking unit-norm input "
+                                 "(op_unit_input = 1), which only FGMRES passes; set "
+                                 "op_unit_input = 0 for this method", who);
+        }
     }
     const psl_op *R = o->residual_op;
     if (R) {
@@ -109,6 +147,42 @@ static psl_status check_operators(psl_method method, const psl_op *A, const psl_
                              "executor", who);
     }
     return PSL_OK;
+}
+
+/* ---- the methods */
+
+static psl_status method_setup(psl_solver *s)
+{
+    switch (s->method) {
+    case PSL_METHOD_CG: return psl_cg_setup(s);
+    case PSL_METHOD_FCG: return psl_fcg_setup(s);
+    case PSL_METHOD_GMRES:
+    case PSL_METHOD_FGMRES: return psl_gmres_setup(s);
+    default: return psl_bicgstab_setup(s);
+    }
+}
+
+static psl_status method_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
+                                 psl_solve_result *res)
+{
+    switch (s->method) {
+    case PSL_METHOD_CG: return psl_cg_iterate(s, b, x, fixed, res);
+    case PSL_METHOD_FCG: return psl_fcg_iterate(s, b, x, fixed, res);
+    case PSL_METHOD_GMRES:
+    case PSL_METHOD_FGMRES: return psl_gmres_iterate(s, b, x, fixed, res);
+    default: return psl_bicgstab_iterate(s, b, x, fixed, res);
+    }
+}
+
+static const char *method_what(psl_method m)
+{
+    switch (m) {
+    case PSL_METHOD_CG: return "cg";
+    case PSL_METHOD_FCG: return "fcg";
+    case PSL_METHOD_GMRES: return "gmres";
+    case PSL_METHOD_FGMRES: return "fgmres";
+    default: return "bicgstab";
+    }
 }
 
 /* ---- the solver as an operator */
@@ -126,7 +200,8 @@ int64_t psl_op_inner_iterations(const psl_op *M)
     return s->op_iters + psl_op_inner_iterations(s->M);
 }
 
-/* y = alpha * S(x) + beta*y: fixed_iters of the method on x/||x||. */
+/* y = alpha * S(x) + beta*y: fixed_iters of the method on x/||x||, scaled
+ * back (GMRES with op_unit_input: on x as given). */
 static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, double beta,
                                   psl_vview y)
 {
@@ -134,15 +209,24 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
     psl_exec *ex = s->ex;
     const psl_backend *be = ex->be;
     double *nrm = psl_slot(s, PSL_SLOT_NRM);
-    PSL_TRY(be->dots(ex, x, 1, &x, PSL_FP64, nrm, PSL_DOT_CHECK_NONE, NULL));
-    psl_sexpr inv = {1.0, NULL, nrm, NULL, PSL_SX_SQRT_DEN};
-    PSL_TRY(be->scale_copy(ex, inv, x, s->bw));
+    bool given = psl_method_is_gmres(s->method) && s->opt.op_unit_input;
+    psl_vview in = s->bw;
+    if (given && x.type == s->t) {
+        in = x; /* read only */
+    } else if (given) {
+        PSL_TRY(be->scale_copy(ex, psl_sx(1.0), x, s->bw));
+    } else {
+        PSL_TRY(be->dots(ex, x, 1, &x, PSL_FP64, nrm, PSL_DOT_CHECK_NONE, NULL));
+        psl_sexpr inv = {1.0, NULL, nrm, NULL, PSL_SX_SQRT_DEN};
+        PSL_TRY(be->scale_copy(ex, inv, x, s->bw));
+    }
     PSL_TRY(be->fill(ex, s->xw, 0.0));
     int32_t m = s->opt.fixed_iters;
-    PSL_TRY(s->method == PSL_METHOD_CG ? psl_cg_iterate(s, s->bw, s->xw, m, NULL)
-                                       : psl_fcg_iterate(s, s->bw, s->xw, m, NULL));
+    PSL_TRY(method_iterate(s, in, s->xw, m, NULL));
     s->op_iters += m;
     psl_sexpr back = {alpha, nrm, NULL, NULL, PSL_SX_SQRT_NUM};
+    if (given)
+        back = psl_sx(alpha);
     if (beta == 0.0)
         return be->scale_copy(ex, back, s->xw, y);
     PSL_TRY(be->scale_copy(ex, back, s->xw, s->yw));
@@ -163,6 +247,8 @@ static void solver_free(psl_solver *s)
     }
     free(s->dring);
     free(s->qring);
+    if (s->mstate_free)
+        s->mstate_free(s);
     if (s->slots)
         ex->be->free(ex, s->slots);
     s->magic = PSL_DEAD_MAGIC;
@@ -182,6 +268,7 @@ psl_status psl_solver_create(psl_solver **out, psl_method method, const psl_op *
     if (!opt)
         opt = &def;
     PSL_TRY(check_options(opt, who));
+    PSL_TRY(check_method_options(method, opt, who));
     PSL_TRY(check_operators(method, A, M, opt, who));
     psl_solver *s = NULL;
     PSL_TRY(psl_alloc_zero((void **)&s, 1, sizeof *s, "a solver"));
@@ -197,7 +284,7 @@ psl_status psl_solver_create(psl_solver **out, psl_method method, const psl_op *
     psl_exec *ex = s->ex;
     psl_status st = ex->be->alloc(ex, PSL_SLOT_COUNT * sizeof(double), (void **)&s->slots);
     if (st == PSL_OK)
-        st = method == PSL_METHOD_CG ? psl_cg_setup(s) : psl_fcg_setup(s);
+        st = method_setup(s);
     const psl_op *R = opt->residual_op;
     if (st == PSL_OK && R && s->t != PSL_FP64) {
         st = psl_work_new(ex, s->n, PSL_FP64, &s->xc);
@@ -218,7 +305,7 @@ psl_status psl_solver_create(psl_solver **out, psl_method method, const psl_op *
                          .ncols = s->n,
                          .in_type = opt->op_type,
                          .out_type = opt->op_type,
-                         .what = method == PSL_METHOD_CG ? "cg" : "fcg",
+                         .what = method_what(method),
                          .apply = solver_op_apply,
                          .solver_owned = true};
     }
@@ -345,6 +432,14 @@ psl_status psl_solver_finish(psl_solver *s, psl_reason reason, int32_t iters, do
         return psl_error(PSL_ERR_BREAKDOWN,
                          "breakdown at iteration %d: NaN or Inf in the iteration (x keeps the "
                          "last finite iterate); relative residual %.3e", iters, res->relres);
+    case PSL_REASON_RHO_ZERO:
+        return psl_error(PSL_ERR_BREAKDOWN,
+                         "BiCGStab breakdown at iteration %d: rho = rhat.r = 0 or rhat.(A M p) "
+                         "= 0; relative residual %.3e", iters, res->relres);
+    case PSL_REASON_OMEGA_ZERO:
+        return psl_error(PSL_ERR_BREAKDOWN,
+                         "BiCGStab breakdown at iteration %d: omega = t.s / t.t = 0; relative "
+                         "residual %.3e", iters, res->relres);
     default:
         return psl_error(PSL_ERR_BREAKDOWN,
                          "the solve stagnated at iteration %d with relative residual %.3e "
@@ -399,8 +494,18 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
     psl_status st;
     if (s->opt.fixed_iters > 0) {
         PSL_TRY(ex->be->fill(ex, x->v, 0.0));
-        st = s->method == PSL_METHOD_CG ? psl_cg_iterate(s, b->v, x->v, s->opt.fixed_iters, NULL)
-                                        : psl_fcg_iterate(s, b->v, x->v, s->opt.fixed_iters, NULL);
+        if (psl_method_is_gmres(s->method)) { /* on b/||b||, scaled back */
+            double *bb = psl_slot(s, PSL_SLOT_BB);
+            psl_sexpr inv = {1.0, NULL, bb, NULL, PSL_SX_SQRT_DEN};
+            psl_sexpr back = {1.0, bb, NULL, NULL, PSL_SX_SQRT_NUM};
+            PSL_TRY(ex->be->scale_copy(ex, inv, b->v, s->bw));
+            PSL_TRY(ex->be->fill(ex, s->xw, 0.0));
+            st = psl_gmres_iterate(s, s->bw, s->xw, s->opt.fixed_iters, NULL);
+            if (st == PSL_OK)
+                st = ex->be->scale_copy(ex, back, s->xw, x->v);
+        } else {
+            st = method_iterate(s, b->v, x->v, s->opt.fixed_iters, NULL);
+        }
         if (st == PSL_OK)
             st = psl_solver_finish(s, PSL_REASON_FIXED_ITERS, s->opt.fixed_iters, NAN, b->v, x->v,
                                    false, res);
@@ -408,8 +513,7 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
         st = ex->be->fill(ex, x->v, 0.0);
         res->reason = PSL_REASON_CONVERGED;
     } else {
-        st = s->method == PSL_METHOD_CG ? psl_cg_iterate(s, b->v, x->v, 0, res)
-                                        : psl_fcg_iterate(s, b->v, x->v, 0, res);
+        st = method_iterate(s, b->v, x->v, 0, res);
     }
     res->inner_iterations = psl_op_inner_iterations(s->M) - s->inner_base;
     if (st == PSL_OK || st == PSL_ERR_NOT_CONVERGED || st == PSL_ERR_BREAKDOWN) {

@@ -97,6 +97,8 @@ struct psl_solver {
     int fuse;           /* PSL_SOLVER_FUSE, read by each CG run */
     double best_true;   /* smallest true residual of this solve's replacements */
     int stuck;          /* replacements since best_true last fell by 10% */ /* inner iterations of M at the start of a solve */
+    void *mstate;       /* a method's own work (gmres.c, bicgstab.c), NULL otherwise */
+    void (*mstate_free)(psl_solver *s); /* frees mstate (solver_free calls it) */
 };
 
 #define PSL_SOLVER_MAGIC 0x564c4f534cULL /* "LSOLV" */
@@ -125,9 +127,22 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
                           psl_solve_result *res);
 psl_status psl_fcg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
                            psl_solve_result *res);
+psl_status psl_gmres_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
+                             psl_solve_result *res); /* GMRES and FGMRES (s->method) */
+psl_status psl_bicgstab_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
+                                psl_solve_result *res);
 /* Work vectors of each method (allocated by psl_solver_create). */
 psl_status psl_cg_setup(psl_solver *s);
 psl_status psl_fcg_setup(psl_solver *s);
+psl_status psl_gmres_setup(psl_solver *s);
+psl_status psl_bicgstab_setup(psl_solver *s);
+/* Whether m is GMRES or FGMRES (gmres.c): as operators (fixed_iters > 0)
+ * with op_unit_input they take their input as given, as a unit-norm vector,
+ * instead of normalising it. */
+static inline bool psl_method_is_gmres(psl_method m)
+{
+    return m == PSL_METHOD_GMRES || m == PSL_METHOD_FGMRES;
+}
 
 /* The true residual after the recursive one fell below tol: *ok when the
  * true one is below tol too (res->relres set); else r = b - A x is
