@@ -1055,11 +1055,16 @@ typedef enum psl_precond_kind {
 /* Methods of psl_solve: CG and FCG as above; IOCG = FCG in the outer vector
  * type whose preconditioner is inner_iters iterations of CG in FP32 vectors
  * from zero on r/||r|| (scaled back), with the matrix stored as
- * inner_storage and the preconditioner in FP32 vectors. */
+ * inner_storage and the preconditioner in FP32 vectors; GMRES, FGMRES
+ * (solver.restart steps per cycle) and BiCGStab as PSL_METHOD_*, for
+ * nonsymmetric systems. */
 typedef enum psl_solve_method {
     PSL_SOLVE_CG = 0,
     PSL_SOLVE_FCG = 1,
-    PSL_SOLVE_IOCG = 2
+    PSL_SOLVE_IOCG = 2,
+    PSL_SOLVE_GMRES = 3,
+    PSL_SOLVE_FGMRES = 4,
+    PSL_SOLVE_BICGSTAB = 5
 } psl_solve_method;
 
 typedef struct psl_solve_config {

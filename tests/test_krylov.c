@@ -998,7 +998,59 @@ TEST(repeatable_and_warm_start)
     psl_matrix_destroy(&C);
 }
 
+/* psl_solve and `packsell solve` with the nonsymmetric methods: convergence
+ * by a residual computed here on the unscaled system, the caller's b kept. */
+TEST(psl_solve_and_command)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "gen:hpgmp:4:4:4"));
+    csr_ref R = view(A);
+    double *b = make_b(R.n, 21), *b0 = malloc((size_t)R.n * sizeof *b0);
+    memcpy(b0, b, (size_t)R.n * sizeof *b0);
+    double *x = calloc((size_t)R.n, sizeof *x);
+    const psl_solve_method ms[] = {PSL_SOLVE_GMRES, PSL_SOLVE_FGMRES, PSL_SOLVE_BICGSTAB};
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < 3; p++) {
+            psl_solve_config c;
+            psl_solve_config_init(&c);
+            c.method = ms[k];
+            c.precond = (psl_precond_kind)p;
+            c.solver.restart = 20;
+            psl_solve_report rep;
+            memset(x, 0, (size_t)R.n * sizeof *x);
+            CHECK_OK(psl_solve(A, b, x, &c, &rep));
+            double rel = ref_relres(&R, b, x);
+            CHECK_MSG(rel < 1e-9 && rep.result.reason == PSL_REASON_CONVERGED,
+                      "method %d precond %d: relres %g", (int)ms[k], p, rel);
+            CHECK(memcmp(b, b0, (size_t)R.n * sizeof *b) == 0);
+        }
+    psl_solve_config c;
+    psl_solve_config_init(&c);
+    c.method = (psl_solve_method)6;
+    CHECK_ST(psl_solve(A, b, x, &c, NULL), PSL_ERR_INVALID_VALUE);
+    const char *exe = getenv("PSL_PACKSELL_EXE");
+    if (exe) {
+        char cmd[1024];
+        const char *ok[] = {"--method gmres --restart 10", "--method fgmres", "--method bicgstab"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(cmd, sizeof cmd, "%s solve gen:hpgmp:4:4:4 %s >/dev/null 2>&1", exe, ok[k]);
+            int rc = system(cmd);
+            CHECK_MSG(rc != -1 && ((rc >> 8) & 0xff) == 0, "packsell solve %s: exit %d", ok[k], rc);
+        }
+        const char *bad[] = {"--method gmres --restart 0", "--method pcg --restart 5",
+                             "--method bicgstab --fcg-mmax 2"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(cmd, sizeof cmd, "%s solve gen:hpgmp:4:4:4 %s >/dev/null 2>&1", exe, bad[k]);
+            int rc = system(cmd);
+            CHECK_MSG(rc != -1 && ((rc >> 8) & 0xff) == 2, "packsell solve %s: exit %d", bad[k], rc);
+        }
+    }
+    free(b), free(b0), free(x);
+    psl_matrix_destroy(&A);
+}
+
 static const psl_test_case tests[] = {
+    {"psl_solve_and_command", psl_solve_and_command},
     {"gmres_fgmres_match_textbook", gmres_fgmres_match_textbook},
     {"bicgstab_matches_textbook", bicgstab_matches_textbook},
     {"converges_on_nonsymmetric_matrices", converges_on_nonsymmetric_matrices},

@@ -16,15 +16,18 @@ static void usage(void)
 {
     printf("Usage: packsell solve MATRIX [options]\n"
            "\n"
-           "Solve A x = b for a symmetric positive definite A, from x0 = 0, to the true\n"
+           "Solve A x = b (A symmetric positive definite for pcg, fcg and iocg; any\n"
+           "nonsingular A for gmres, fgmres and bicgstab), from x0 = 0, to the true\n"
            "relative residual ||b - A x||_2 / ||b||_2 < tol (FP64), after the symmetric\n"
            "diagonal scaling Gbar^-1 A Gbar^-1 (gbar_i = sqrt|a_ii|; x is scaled back).\n"
            "\n"
            "MATRIX: gen:SPEC, a packsell binary file or a Matrix Market file.\n"
            "\n"
            "Options:\n"
-           "      --method M        pcg (default), fcg (flexible CG) or iocg (FCG outside,\n"
-           "                        --inner-iters of FP32 PCG inside on --inner-format)\n"
+           "      --method M        pcg (default), fcg (flexible CG), iocg (FCG outside,\n"
+           "                        --inner-iters of FP32 PCG inside on --inner-format),\n"
+           "                        gmres, fgmres or bicgstab (nonsymmetric systems)\n"
+           "      --restart M       gmres/fgmres: Arnoldi steps per cycle (default 30)\n"
            "      --precond P       none, jacobi (default) or sdainv\n"
            "      --sdainv-tol T    SD-AINV absolute drop tolerance (default 0.1)\n"
            "      --sdainv-acc A    SD-AINV diagonal factor acc (default 1.0)\n"
@@ -122,7 +125,8 @@ static int parse(int argc, char **argv, solve_args *a)
                       {"--sdainv-tol", NULL, 1, NULL, 0},   {"--sdainv-acc", NULL, 1, NULL, 0},
                       {"--inner-format", NULL, 1, NULL, 0}, {"--inner-values", NULL, 1, NULL, 0},
                       {"--inner-iters", NULL, 1, NULL, 0},  {"--fcg-mmax", NULL, 1, NULL, 0},
-                      {"--fcg-restart", NULL, 0, NULL, 0},  {"--tol", NULL, 1, NULL, 0},
+                      {"--fcg-restart", NULL, 0, NULL, 0},  {"--restart", NULL, 1, NULL, 0},
+                      {"--tol", NULL, 1, NULL, 0},
                       {"--max-iters", NULL, 1, NULL, 0},    {"--vectors", NULL, 1, NULL, 0},
                       {"--device", NULL, 1, NULL, 0},       {"--rhs", NULL, 1, NULL, 0},
                       {"--seed", NULL, 1, NULL, 0},         {"--no-scale", NULL, 0, NULL, 0},
@@ -137,10 +141,11 @@ static int parse(int argc, char **argv, solve_args *a)
     psl_solve_config *c = &a->cfg;
     psl_solve_config_init(c);
 #define OPT(name) (cli_find(opts, nopts, name)->value)
-    static const char *const methods[] = {"pcg", "fcg", "iocg"};
+    /* in psl_solve_method order */
+    static const char *const methods[] = {"pcg", "fcg", "iocg", "gmres", "fgmres", "bicgstab"};
     static const char *const preconds[] = {"none", "jacobi", "sdainv"};
     int m = 0, p = 1;
-    if (OPT("--method") && (rc = parse_choice(cmd, "--method", OPT("--method"), methods, 3, &m)))
+    if (OPT("--method") && (rc = parse_choice(cmd, "--method", OPT("--method"), methods, 6, &m)))
         return rc;
     if (OPT("--precond") &&
         (rc = parse_choice(cmd, "--precond", OPT("--precond"), preconds, 3, &p)))
@@ -177,8 +182,16 @@ static int parse(int argc, char **argv, solve_args *a)
         c->solver.fcg_mmax = (int32_t)v;
     }
     c->solver.fcg_restart = cli_find(opts, nopts, "--fcg-restart")->present > 0;
-    if (c->method == PSL_SOLVE_CG && (OPT("--fcg-mmax") || c->solver.fcg_restart))
+    if (c->method != PSL_SOLVE_FCG && c->method != PSL_SOLVE_IOCG &&
+        (OPT("--fcg-mmax") || c->solver.fcg_restart))
         return cli_usage_error(cmd, "--fcg-* options need --method fcg or iocg");
+    if ((s = OPT("--restart"))) {
+        if (c->method != PSL_SOLVE_GMRES && c->method != PSL_SOLVE_FGMRES)
+            return cli_usage_error(cmd, "--restart needs --method gmres or fgmres");
+        if ((rc = cli_parse_int(cmd, "--restart", s, 1, PSL_GMRES_RESTART_MAX, &v)))
+            return rc;
+        c->solver.restart = (int32_t)v;
+    }
     if ((s = OPT("--tol"))) {
         if ((rc = cli_parse_double(cmd, "--tol", s, &c->solver.tol)))
             return rc;
@@ -376,10 +389,12 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
         cli_json_int(&j, "iters", c->inner_iters);
         cli_json_end_object(&j);
     }
-    if (c->method != PSL_SOLVE_CG) {
+    if (c->method == PSL_SOLVE_FCG || c->method == PSL_SOLVE_IOCG) {
         cli_json_int(&j, "fcg_mmax", c->solver.fcg_mmax);
         cli_json_bool(&j, "fcg_restart", c->solver.fcg_restart);
     }
+    if (c->method == PSL_SOLVE_GMRES || c->method == PSL_SOLVE_FGMRES)
+        cli_json_int(&j, "restart", c->solver.restart);
     if (c->precond == PSL_PRECOND_SDAINV) {
         cli_json_begin_object(&j, "sdainv");
         cli_json_double(&j, "tol", c->sdainv.drop_tol);

@@ -37,8 +37,9 @@ void psl_solve_config_init(psl_solve_config *cfg)
 
 static psl_status check_config(const psl_solve_config *c, const char *who)
 {
-    if (c->method != PSL_SOLVE_CG && c->method != PSL_SOLVE_FCG && c->method != PSL_SOLVE_IOCG)
-        return psl_error(PSL_ERR_INVALID_VALUE, "%s: method %d (CG, FCG or IOCG)", who,
+    if ((int)c->method < PSL_SOLVE_CG || c->method > PSL_SOLVE_BICGSTAB)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: method %d (CG, FCG, IOCG, GMRES, FGMRES or BiCGStab)", who,
                          (int)c->method);
     if (c->precond != PSL_PRECOND_NONE && c->precond != PSL_PRECOND_JACOBI &&
         c->precond != PSL_PRECOND_SDAINV)
@@ -208,11 +209,13 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         if (st == PSL_OK)
             st = psl_solver_create(&p->outer, PSL_METHOD_FCG, p->Aop, psl_solver_op(p->inner), &o);
     } else {
+        static const psl_method method_of[] = {
+            [PSL_SOLVE_CG] = PSL_METHOD_CG,           [PSL_SOLVE_FCG] = PSL_METHOD_FCG,
+            [PSL_SOLVE_GMRES] = PSL_METHOD_GMRES,     [PSL_SOLVE_FGMRES] = PSL_METHOD_FGMRES,
+            [PSL_SOLVE_BICGSTAB] = PSL_METHOD_BICGSTAB};
         st = make_precond(p, c, t, &c->precond_storage, &p->Mop);
         if (st == PSL_OK)
-            st = psl_solver_create(&p->outer,
-                                   c->method == PSL_SOLVE_CG ? PSL_METHOD_CG : PSL_METHOD_FCG,
-                                   p->Aop, p->Mop, &o);
+            st = psl_solver_create(&p->outer, method_of[c->method], p->Aop, p->Mop, &o);
     }
     PSL_TRY(st);
     double t4 = psl_wall_seconds();
