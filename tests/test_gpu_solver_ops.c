@@ -61,7 +61,8 @@ static long g_compared; /* results compared with the host */
 static psl_exec *ex(void)
 {
     if (!g_ex_ready) {
-        psl_exec e = {PSL_EXEC_MAGIC, &psl_backend_cuda, 0, (void *)g_stream, NULL, 0};
+        psl_exec e = {.magic = PSL_EXEC_MAGIC, .be = &psl_backend_cuda, .device = 0,
+                      .stream = (void *)g_stream};
         g_ex = e;
         psl_status st = psl_cuda_exec_init(&g_ex);
         CHECK_MSG(st == PSL_OK, "psl_cuda_exec_init: %s", psl_last_error_message());
@@ -1095,7 +1096,8 @@ TEST(bad_arguments)
     CHECK_ST(be->dots(ex(), bf, 1, &bf, PSL_FP64, out, 0, NULL), PSL_ERR_INVALID_VALUE);
     CHECK(strstr(psl_last_error_message(), "PSL_FP64") != NULL);
     CHECK_ST(be->dots(NULL, x.v, 1, ys, PSL_FP64, out, 0, NULL), PSL_ERR_NULL_POINTER);
-    psl_exec bare = {PSL_EXEC_MAGIC, &psl_backend_cuda, 0, (void *)g_stream, NULL, 0};
+    psl_exec bare = {.magic = PSL_EXEC_MAGIC, .be = &psl_backend_cuda, .device = 0,
+                  .stream = (void *)g_stream};
     CHECK_ST(be->dots(&bare, x.v, 1, ys, PSL_FP64, out, 0, NULL), PSL_ERR_INVALID_HANDLE);
     CHECK_ST(be->fill(&bare, x.v, 1.0), PSL_ERR_INVALID_HANDLE);
     psl_vview nodata = x.v;
@@ -1130,7 +1132,8 @@ TEST(bad_arguments)
 
     /* executor set-up */
     CHECK_ST(psl_cuda_exec_init(ex()), PSL_ERR_INVALID_VALUE); /* set up already */
-    psl_exec e2 = {PSL_EXEC_MAGIC, &psl_backend_cuda, -1, (void *)g_stream, NULL, 0};
+    psl_exec e2 = {.magic = PSL_EXEC_MAGIC, .be = &psl_backend_cuda, .device = -1,
+                  .stream = (void *)g_stream};
     CHECK_ST(psl_cuda_exec_init(&e2), PSL_ERR_INVALID_VALUE);
     e2.device = 1000;
     CHECK_ST(psl_cuda_exec_init(&e2), PSL_ERR_CUDA);
