@@ -26,8 +26,8 @@
 /* -1 when a CUDA device is there (go on with the GPU tests). Otherwise the
  * exit code: without a device, or in a build without CUDA, it runs
  * without_device(status of psl_cuda_device_count), prints SKIP and returns
- * 0 (1 if those checks failed); 1 when the device count itself failed or a
- * build without CUDA reports a device. */
+ * PSL_TEST_SKIPPED (1 if those checks failed); 1 when the device count
+ * itself failed or a build without CUDA reports a device. */
 static inline int psl_gpu_test_gate(void (*without_device)(psl_status))
 {
     int count = 0;
@@ -37,7 +37,7 @@ static inline int psl_gpu_test_gate(void (*without_device)(psl_status))
         printf("SKIP: no CUDA device (GPU tests skipped); %d checks of the device-less "
                "behaviour, %s\n",
                psl_t_checks, psl_t_failures_in_test ? "FAILED" : "ok");
-        return psl_t_failures_in_test ? 1 : 0;
+        return psl_t_failures_in_test ? 1 : PSL_TEST_SKIPPED;
     }
     if (st != PSL_OK) {
         fprintf(stderr, "psl_cuda_device_count: %s\n", psl_last_error_message());

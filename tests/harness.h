@@ -1,9 +1,12 @@
 /*
  * harness.h -- a minimal test harness: TEST(name) functions registered in a
  * table, CHECK macros that record failures with file:line, and a summary line
- * "N passed, M failed" that CI reads. A test binary exits non-zero on any
- * failure. Run one binary with a test name as argument to run only tests
- * whose name contains it.
+ * "N passed, M failed, K skipped" that CI reads. A test binary exits 1 on any
+ * failure, else PSL_TEST_SKIPPED (77, ctest's SKIP_RETURN_CODE: the summary
+ * shows the binary as skipped) when a test could not run what it is for
+ * (psl_test_skip: no shared matrices, no packsell executable, no GPU), else
+ * 0. Run one binary with a test name as argument to run only tests whose
+ * name contains it.
  */
 #ifndef PSL_TEST_HARNESS_H
 #define PSL_TEST_HARNESS_H
@@ -15,7 +18,19 @@
 
 typedef void (*psl_test_fn)(void);
 static int psl_t_failures_in_test;
+static int psl_t_skips_in_test;
 static int psl_t_checks;
+
+/* Exit code of a test binary some of whose tests were skipped. */
+#define PSL_TEST_SKIPPED 77
+
+/* The running test could not do what it is for (a missing input): prints
+ * "SKIP what: why" and counts the test as skipped unless it also failed. */
+static inline void psl_test_skip(const char *what, const char *why)
+{
+    printf("SKIP %s: %s\n", what, why);
+    psl_t_skips_in_test++;
+}
 
 #define CHECK(cond)                                                                   \
     do {                                                                              \
@@ -62,22 +77,26 @@ typedef struct {
 #define PSL_TEST_MAIN_AS(entry, table)                                                \
     int entry(int argc, char **argv)                                                  \
     {                                                                                 \
-        int passed = 0, failed = 0;                                                   \
+        int passed = 0, failed = 0, skipped = 0;                                      \
         for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {              \
             if (argc > 1 && !strstr(table[i].name, argv[1]))                         \
                 continue;                                                             \
             psl_t_failures_in_test = 0;                                               \
+            psl_t_skips_in_test = 0;                                                  \
             table[i].fn();                                                            \
             if (psl_t_failures_in_test) {                                             \
                 failed++;                                                             \
                 fprintf(stderr, "FAILED %s\n", table[i].name);                        \
+            } else if (psl_t_skips_in_test) {                                         \
+                skipped++;                                                            \
+                printf("skipped %s (in part or whole)\n", table[i].name);             \
             } else {                                                                  \
                 passed++;                                                             \
                 printf("ok %s\n", table[i].name);                                     \
             }                                                                         \
         }                                                                             \
-        printf("%d passed, %d failed\n", passed, failed);                             \
-        return failed ? 1 : 0;                                                        \
+        printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);        \
+        return failed ? 1 : skipped ? PSL_TEST_SKIPPED : 0;                           \
     }
 
 /* Directory of the shared real matrices: $PSL_MATRIX_DIR or ../shared/matrices
@@ -96,15 +115,33 @@ static inline const char *psl_test_matrix_dir(void)
     return buf;
 }
 
-/* True when the shared matrix directory is there; otherwise prints a SKIP
- * line naming the test (CI always has it; a bare device machine may not). */
+/* A shared matrix (or the directory) that a test needs is missing: a
+ * failure when PSL_REQUIRE_MATRICES is set (.ci/run sets it where the
+ * directory exists, so that a test looking in the wrong place cannot pass
+ * unseen), else a skip. */
+static inline void psl_test_matrix_missing(const char *what, const char *path)
+{
+    char why[8400];
+    snprintf(why, sizeof why, "%s not found (set PSL_MATRIX_DIR)", path);
+    const char *req = getenv("PSL_REQUIRE_MATRICES");
+    if (req && *req && strcmp(req, "0") != 0) {
+        psl_t_checks++;
+        psl_t_failures_in_test++;
+        fprintf(stderr, "  FAIL %s: %s, and PSL_REQUIRE_MATRICES is set\n", what, why);
+        return;
+    }
+    psl_test_skip(what, why);
+}
+
+/* True when the shared matrix directory is there; otherwise reports it
+ * missing for the test (psl_test_matrix_missing). */
 static inline int psl_test_matrices_available(const char *test)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
     FILE *f = fopen(path, "r");
     if (!f) {
-        printf("SKIP %s: %s not found (set PSL_MATRIX_DIR)\n", test, path);
+        psl_test_matrix_missing(test, path);
         return 0;
     }
     fclose(f);

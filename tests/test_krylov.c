@@ -494,7 +494,7 @@ TEST(converges_on_nonsymmetric_matrices)
     snprintf(path, sizeof path, "%s/orsirr_1.mtx", psl_test_matrix_dir());
     psl_matrix *O = NULL;
     if (psl_matrix_open(&O, path) != PSL_OK) {
-        printf("SKIP orsirr_1: not found in %s\n", psl_test_matrix_dir());
+        psl_test_matrix_missing("orsirr_1", path);
         return;
     }
     psl_matrix *S = NULL;

@@ -135,7 +135,7 @@ TEST(every_shared_matrix_every_format)
     const char *dir = psl_test_matrix_dir();
     DIR *d = opendir(dir);
     if (!d) {
-        printf("SKIP: matrix directory %s not found (set PSL_MATRIX_DIR)\n", dir);
+        psl_test_matrix_missing("every_shared_matrix_every_format", dir);
         return;
     }
     int count = 0;

@@ -362,7 +362,7 @@ TEST(pcg_matches_textbook_cg)
     for (size_t i = 0; i < 3; i++) {
         psl_matrix *A = real_matrix(reals[i]);
         if (!A) {
-            printf("SKIP %s: not found in %s\n", reals[i], psl_test_matrix_dir());
+            psl_test_matrix_missing(reals[i], psl_test_matrix_dir());
             continue;
         }
         psl_matrix *S = NULL; /* scaled, as the solver is used */
@@ -450,7 +450,7 @@ TEST(every_solver_converges)
     for (size_t i = 0; i < 4; i++) {
         psl_matrix *A = real_matrix(reals[i]);
         if (!A) {
-            printf("SKIP %s: not found\n", reals[i]);
+            psl_test_matrix_missing(reals[i], psl_test_matrix_dir());
             continue;
         }
         solve_all(reals[i], A, accs[i]);
@@ -519,7 +519,7 @@ TEST(sdainv_indefinite_is_reported)
 {
     psl_matrix *A = real_matrix("bcsstk13");
     if (!A) {
-        printf("SKIP sdainv_indefinite_is_reported: bcsstk13 not found\n");
+        psl_test_matrix_missing("bcsstk13", psl_test_matrix_dir());
         return;
     }
     csr_ref R = view(A);
@@ -795,7 +795,7 @@ static int run(const char *args)
 TEST(command_solve)
 {
     if (!getenv("PSL_PACKSELL_EXE")) {
-        printf("SKIP command_solve: PSL_PACKSELL_EXE not set\n");
+        psl_test_skip("command_solve", "PSL_PACKSELL_EXE not set");
         return;
     }
     char dir[] = "/tmp/psl_solve_XXXXXX";
