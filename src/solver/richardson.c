@@ -16,6 +16,8 @@
  * constants and never read the device. The weights live on the host; the
  * counter and the sums restart at every solve above the solver
  * (mstate_reset, called by psl_solver_solve down the chain of operators).
+ * The reference code (F3R v1.0.2, AutoRichardson) keeps one weight for step
+ * 1 and one shared by steps 2..m; with F3R's m = 2 the two rules agree.
  */
 #include "solver/solver_internal.h"
 
