@@ -916,7 +916,9 @@ typedef enum psl_method {
     PSL_METHOD_GMRES = 2,  /* GMRES(restart), right preconditioned (M fixed) */
     PSL_METHOD_FGMRES = 3, /* flexible GMRES(restart) (Saad 1993): keeps z_j = M v_j, for a
                               variable preconditioner (an inner solver) */
-    PSL_METHOD_BICGSTAB = 4 /* BiCGStab (van der Vorst 1992), right preconditioned */
+    PSL_METHOD_BICGSTAB = 4, /* BiCGStab (van der Vorst 1992), right preconditioned */
+    PSL_METHOD_RICHARDSON = 5 /* adaptive Richardson(m), an inner solver only
+                                 (fixed_iters = m > 0): see below */
 } psl_method;
 /* GMRES and FGMRES: classical Gram-Schmidt in one pass (a second one with
  * gmres_reorth), Givens rotations with a scaled hypotenuse; the Hessenberg
@@ -927,7 +929,25 @@ typedef enum psl_method {
  * cycles); at each restart and at the end x is checked by the true
  * residual, and the solve converges when that is below tol. BiCGStab reads
  * its scalars once per iteration; rho = 0 and omega = 0 end it with their own
- * reasons. */
+ * reasons.
+ *
+ * Adaptive Richardson (F3R's innermost layer, Suzuki and Iwashita): on the
+ * input v, step 1 y = w_1 M v, steps k = 2..m r = v - A y, y += w_k M r, one
+ * weight w_k per step. Every richardson_c-th call of the operator (the first
+ * on the richardson_c-th call) is a sampling call: each step uses its local
+ * optimum w = (t, r) / (t, t), t = A (M r) (r = v in step 1), from two dot
+ * products read to the host, and adds it to the step's running mean, which
+ * counts the starting value 1 as one sample; the other calls use the means,
+ * constant coefficients with no host read. The weights' arithmetic is FP32
+ * (FP64 for FP64 vectors) with FP32 dot products (dot_acc for FP64
+ * vectors); a mean is stored rounded to the vectors' precision (FP16 for
+ * FP16 vectors). The weights and the call counter start afresh at every
+ * psl_solver_solve of a solver that holds this one in its chain of
+ * preconditioners (or of this solver itself), and are kept across that
+ * solve's restarts. Vectors may be FP16 (only for this method). With
+ * op_unit_input = 1 (default) the operator takes its input as given, like
+ * GMRES (only FGMRES may use it as M); 0 normalises it. psl_solver_solve on
+ * such a solver runs m steps on b as given. */
 
 /* Why a solve ended (psl_solve_result.reason). */
 typedef enum psl_reason {
@@ -961,7 +981,8 @@ typedef void (*psl_monitor_fn)(void *ctx, int32_t iter, double relres);
 #define PSL_GMRES_RESTART_MAX 1000
 
 typedef struct psl_solver_options {
-    psl_scalar vec_type;     /* FP64 (default) or FP32: vectors and arithmetic */
+    psl_scalar vec_type;     /* FP64 (default) or FP32: vectors and arithmetic
+                                (FP16 too for Richardson: FP32 arithmetic) */
     psl_scalar dot_acc;      /* accumulation of dot products: FP64 (default), FP32 */
     double tol;              /* relative residual to reach (default 1e-9), > 0 */
     int32_t max_iters;       /* iteration limit (default 10000), >= 1 */
@@ -987,7 +1008,8 @@ typedef struct psl_solver_options {
                                 pass when the new vector's norm fell below
                                 1/sqrt(2) of its norm before the first; 0
                                 (default): one pass */
-    int32_t op_unit_input;   /* GMRES, FGMRES with fixed_iters > 0, as an operator:
+    int32_t op_unit_input;   /* GMRES, FGMRES, Richardson with fixed_iters > 0, as
+                                an operator:
                                 1 (default): the input x is taken as given, as a
                                 unit-norm vector (V_0 = x, e_0 = 1), which is what
                                 an outer FGMRES passes (its Arnoldi vectors) and
@@ -1006,6 +1028,8 @@ typedef struct psl_solver_options {
                                 (NULL: the solver's A, in its vector type) */
     psl_monitor_fn monitor;  /* NULL: none */
     void *monitor_ctx;
+    int32_t richardson_c;    /* Richardson: sampling period c of the adaptive
+                                weights (default 64), >= 1 */
 } psl_solver_options;
 
 void psl_solver_options_init(psl_solver_options *opt);
@@ -1041,6 +1065,10 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
 const psl_op *psl_solver_op(const psl_solver *s);
 /* Iterations run inside this solver as an operator since its creation. */
 int64_t psl_solver_op_iterations(const psl_solver *s);
+/* The current weights of an adaptive Richardson solver: w[k] for k < m (the
+ * values its non-sampling calls use, as stored), at most `cap` written
+ * (host memory). Returns m, or -1 when s is not a live Richardson solver. */
+int32_t psl_solver_richardson_weights(const psl_solver *s, double *w, int32_t cap);
 void psl_solver_destroy(psl_solver **s);
 
 /* ------------------------------------------------------------- one call */
@@ -1064,8 +1092,43 @@ typedef enum psl_solve_method {
     PSL_SOLVE_IOCG = 2,
     PSL_SOLVE_GMRES = 3,
     PSL_SOLVE_FGMRES = 4,
-    PSL_SOLVE_BICGSTAB = 5
+    PSL_SOLVE_BICGSTAB = 5,
+    PSL_SOLVE_F3R = 6 /* the nested FP16 solver F3R (psl_f3r_options) */
 } psl_solve_method;
+
+/* Variants of F3R (psl_f3r_options.variant): where the matrix of layers 3
+ * and 4 and layer 4's preconditioner factors are stored. */
+typedef enum psl_f3r_variant {
+    PSL_F3R_FP64 = 0,    /* FP64-F3R: every layer FP64 vectors, the FP64 matrix
+                            (as `storage`), factors as precond_storage */
+    PSL_F3R_FP16 = 1,    /* FP16-F3R: SELL FP16, C = 32, sigma = 256, implicit */
+    PSL_F3R_PACKSELL = 2 /* PackSELL-F3R: PackSELL FP16 (D = 15), C = 32,
+                            sigma = 256, implicit (default) */
+} psl_f3r_variant;
+
+/* F3R (Suzuki and Iwashita, SC'25; ALGORITHMS.md section 7): four nested
+ * solvers, each the preconditioner of the one above:
+ *   layer 1  FGMRES(m1), FP64 vectors and matrix, to solver.tol on the true
+ *            residual (solver.max_iters Arnoldi steps at most)
+ *   layer 2  FGMRES(m2), FP32 vectors, SELL FP32 matrix, m2 steps per call
+ *   layer 3  FGMRES(m3), FP32 vectors, the FP16 matrix, m3 steps per call
+ *   layer 4  adaptive Richardson(m4) (PSL_METHOD_RICHARDSON, sampling period
+ *            c), FP16 vectors, the FP16 matrix, and cfg->precond in FP16
+ *            (SD-AINV factors stored as the matrix) as its preconditioner
+ * The FP16 matrix is SELL FP16 or PackSELL FP16 as the variant says; FP16
+ * values beyond FP16's range fail the conversion (PSL_ERR_CODEC_OVERFLOW,
+ * naming the layer). Every FP16 SpMV accumulates in FP32 (the reference
+ * accumulates layer 4 in FP16). The inner layers take the unit-norm Arnoldi
+ * vectors of the layer above as given (op_unit_input); Hessenberg data are
+ * FP64 in every layer. FP64-F3R runs every layer in FP64. */
+typedef struct psl_f3r_options {
+    psl_f3r_variant variant; /* default PSL_F3R_PACKSELL */
+    int32_t m1;              /* layer 1 restart (default 100), 1..PSL_GMRES_RESTART_MAX */
+    int32_t m2;              /* layer 2 steps (default 8), 1..PSL_GMRES_RESTART_MAX */
+    int32_t m3;              /* layer 3 steps (default 4), 1..PSL_GMRES_RESTART_MAX */
+    int32_t m4;              /* layer 4 Richardson steps (default 2), 1..1000 */
+    int32_t c;               /* layer 4 sampling period (default 64), >= 1 */
+} psl_f3r_options;
 
 typedef struct psl_solve_config {
     psl_solve_method method;           /* default CG */
@@ -1100,6 +1163,9 @@ typedef struct psl_solve_config {
      * them: FP64 CSR, nrows x nrows, both or neither */
     const psl_matrix *sdainv_wt;
     const psl_matrix *sdainv_zdinv;
+    psl_f3r_options f3r;               /* method F3R: its layers (solver.vec_type must
+                                          be FP64; precond applies to layer 4, and
+                                          the paper's F3R uses PSL_PRECOND_SDAINV) */
 } psl_solve_config;
 
 void psl_solve_config_init(psl_solve_config *cfg);

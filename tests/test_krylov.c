@@ -1026,7 +1026,7 @@ TEST(psl_solve_and_command)
         }
     psl_solve_config c;
     psl_solve_config_init(&c);
-    c.method = (psl_solve_method)6;
+    c.method = (psl_solve_method)99;
     CHECK_ST(psl_solve(A, b, x, &c, NULL), PSL_ERR_INVALID_VALUE);
     const char *exe = getenv("PSL_PACKSELL_EXE");
     if (exe) {

@@ -745,7 +745,7 @@ TEST(bad_input_and_breakdowns)
     c.solver.tol = 0;
     CHECK_ST(psl_solve(L, bb, xx, &c, &rep), PSL_ERR_INVALID_VALUE);
     psl_solve_config_init(&c);
-    c.method = (psl_solve_method)7;
+    c.method = (psl_solve_method)99;
     CHECK_ST(psl_solve(L, bb, xx, &c, &rep), PSL_ERR_INVALID_VALUE);
     psl_solve_config_init(&c);
     c.solver.vec_type = PSL_FP16;

@@ -1,6 +1,7 @@
 /*
  * cmd_solve.c -- "packsell solve MATRIX ...": solve A x = b with PCG, flexible
- * CG or inner-outer CG (PackSELL inside) on the CPU or a CUDA device, through
+ * CG, inner-outer CG (PackSELL inside), GMRES, FGMRES, BiCGStab or the nested
+ * FP16 solver F3R on the CPU or a CUDA device, through
  * psl_solve. Prints setup and solve times apart, iterations and the true
  * residual; writes x, a JSON record and the residual history on request.
  */
@@ -26,9 +27,18 @@ static void usage(void)
            "Options:\n"
            "      --method M        pcg (default), fcg (flexible CG), iocg (FCG outside,\n"
            "                        --inner-iters of FP32 PCG inside on --inner-format),\n"
-           "                        gmres, fgmres or bicgstab (nonsymmetric systems)\n"
-           "      --restart M       gmres/fgmres: Arnoldi steps per cycle (default 30)\n"
-           "      --precond P       none, jacobi (default) or sdainv\n"
+           "                        gmres, fgmres, bicgstab or f3r (nonsymmetric systems;\n"
+           "                        f3r: FGMRES FP64 over FGMRES FP32 over FGMRES FP32 with\n"
+           "                        an FP16 matrix over adaptive Richardson in FP16)\n"
+           "      --restart M       gmres/fgmres: Arnoldi steps per cycle (default 30);\n"
+           "                        f3r: the outer FGMRES's m1 (default 100)\n"
+           "      --f3r V           f3r variant: packsell (default; PackSELL FP16, D = 15),\n"
+           "                        fp16 (SELL FP16) or fp64 (every layer FP64)\n"
+           "      --m2 N, --m3 N    f3r: steps of layers 2 and 3 (default 8 and 4)\n"
+           "      --m4 N            f3r: Richardson steps of layer 4 (default 2)\n"
+           "      --richardson-c N  f3r: Richardson's weight sampling period (default 64)\n"
+           "      --precond P       none, jacobi (default; sdainv for f3r, where it is\n"
+           "                        layer 4's) or sdainv\n"
            "      --sdainv-tol T    SD-AINV absolute drop tolerance (default 0.1)\n"
            "      --sdainv-acc A    SD-AINV diagonal factor acc (default 1.0)\n"
            "      --sdainv-cache DIR  keep SD-AINV factors in DIR: load them when there,\n"
@@ -67,6 +77,7 @@ static void usage(void)
 typedef struct solve_args {
     const char *matrix, *rhs, *out, *json, *history, *device, *cache;
     const char *method_name, *precond_name, *inner_format_name, *inner_values_name;
+    const char *f3r_name;
     long long seed;
     psl_solve_config cfg;
 } solve_args;
@@ -133,6 +144,9 @@ static int parse(int argc, char **argv, solve_args *a)
                       {"--recursive-stop", NULL, 0, NULL, 0}, {"--repeat", NULL, 1, NULL, 0},
                       {"--output", "-o", 1, NULL, 0},       {"--json", NULL, 1, NULL, 0},
                       {"--history", NULL, 1, NULL, 0},      {"--sdainv-cache", NULL, 1, NULL, 0},
+                      {"--f3r", NULL, 1, NULL, 0},          {"--m2", NULL, 1, NULL, 0},
+                      {"--m3", NULL, 1, NULL, 0},           {"--m4", NULL, 1, NULL, 0},
+                      {"--richardson-c", NULL, 1, NULL, 0},
                       CLI_FORMAT_OPTS};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     int rc = cli_parse_one(cmd, argc, argv, opts, nopts, usage, "MATRIX", &a->matrix);
@@ -142,11 +156,14 @@ static int parse(int argc, char **argv, solve_args *a)
     psl_solve_config_init(c);
 #define OPT(name) (cli_find(opts, nopts, name)->value)
     /* in psl_solve_method order */
-    static const char *const methods[] = {"pcg", "fcg", "iocg", "gmres", "fgmres", "bicgstab"};
+    static const char *const methods[] = {"pcg",    "fcg",      "iocg", "gmres",
+                                          "fgmres", "bicgstab", "f3r"};
     static const char *const preconds[] = {"none", "jacobi", "sdainv"};
     int m = 0, p = 1;
-    if (OPT("--method") && (rc = parse_choice(cmd, "--method", OPT("--method"), methods, 6, &m)))
+    if (OPT("--method") && (rc = parse_choice(cmd, "--method", OPT("--method"), methods, 7, &m)))
         return rc;
+    if (m == PSL_SOLVE_F3R)
+        p = PSL_PRECOND_SDAINV;
     if (OPT("--precond") &&
         (rc = parse_choice(cmd, "--precond", OPT("--precond"), preconds, 3, &p)))
         return rc;
@@ -186,11 +203,35 @@ static int parse(int argc, char **argv, solve_args *a)
         (OPT("--fcg-mmax") || c->solver.fcg_restart))
         return cli_usage_error(cmd, "--fcg-* options need --method fcg or iocg");
     if ((s = OPT("--restart"))) {
-        if (c->method != PSL_SOLVE_GMRES && c->method != PSL_SOLVE_FGMRES)
-            return cli_usage_error(cmd, "--restart needs --method gmres or fgmres");
+        if (c->method != PSL_SOLVE_GMRES && c->method != PSL_SOLVE_FGMRES &&
+            c->method != PSL_SOLVE_F3R)
+            return cli_usage_error(cmd, "--restart needs --method gmres, fgmres or f3r");
         if ((rc = cli_parse_int(cmd, "--restart", s, 1, PSL_GMRES_RESTART_MAX, &v)))
             return rc;
-        c->solver.restart = (int32_t)v;
+        if (c->method == PSL_SOLVE_F3R)
+            c->f3r.m1 = (int32_t)v;
+        else
+            c->solver.restart = (int32_t)v;
+    }
+    static const char *const variants[] = {"fp64", "fp16", "packsell"}; /* psl_f3r_variant */
+    const char *f3r_only[] = {"--f3r", "--m2", "--m3", "--m4", "--richardson-c"};
+    for (int i = 0; i < 5; i++)
+        if (OPT(f3r_only[i]) && c->method != PSL_SOLVE_F3R)
+            return cli_usage_error(cmd, "%s needs --method f3r", f3r_only[i]);
+    if (c->method == PSL_SOLVE_F3R) {
+        int fv = (int)c->f3r.variant;
+        if (OPT("--f3r") && (rc = parse_choice(cmd, "--f3r", OPT("--f3r"), variants, 3, &fv)))
+            return rc;
+        c->f3r.variant = (psl_f3r_variant)fv;
+        a->f3r_name = variants[fv];
+        int32_t *fm[] = {&c->f3r.m2, &c->f3r.m3, &c->f3r.m4, &c->f3r.c};
+        const long long hi[] = {PSL_GMRES_RESTART_MAX, PSL_GMRES_RESTART_MAX, 1000, INT32_MAX};
+        for (int i = 0; i < 4; i++)
+            if ((s = OPT(f3r_only[i + 1]))) {
+                if ((rc = cli_parse_int(cmd, f3r_only[i + 1], s, 1, hi[i], &v)))
+                    return rc;
+                *fm[i] = (int32_t)v;
+            }
     }
     if ((s = OPT("--tol"))) {
         if ((rc = cli_parse_double(cmd, "--tol", s, &c->solver.tol)))
@@ -206,6 +247,9 @@ static int parse(int argc, char **argv, solve_args *a)
     if ((s = OPT("--vectors")) && (psl_scalar_parse(s, &c->solver.vec_type) != PSL_OK ||
                                    (c->solver.vec_type != PSL_FP64 && c->solver.vec_type != PSL_FP32)))
         return cli_usage_error(cmd, "unknown --vectors '%s' (expected fp64 or fp32)", s);
+    if (c->method == PSL_SOLVE_F3R && c->solver.vec_type != PSL_FP64)
+        return cli_usage_error(cmd, "--vectors %s: f3r's outer layer is FP64 (its inner layers "
+                               "are set by --f3r)", s);
     a->seed = 1;
     if ((s = OPT("--seed")) && (rc = cli_parse_int(cmd, "--seed", s, 0, INT64_MAX, &a->seed)))
         return rc;
@@ -395,6 +439,16 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
     }
     if (c->method == PSL_SOLVE_GMRES || c->method == PSL_SOLVE_FGMRES)
         cli_json_int(&j, "restart", c->solver.restart);
+    if (c->method == PSL_SOLVE_F3R) {
+        cli_json_begin_object(&j, "f3r");
+        cli_json_string(&j, "variant", a->f3r_name);
+        cli_json_int(&j, "m1", c->f3r.m1);
+        cli_json_int(&j, "m2", c->f3r.m2);
+        cli_json_int(&j, "m3", c->f3r.m3);
+        cli_json_int(&j, "m4", c->f3r.m4);
+        cli_json_int(&j, "richardson_c", c->f3r.c);
+        cli_json_end_object(&j);
+    }
     if (c->precond == PSL_PRECOND_SDAINV) {
         cli_json_begin_object(&j, "sdainv");
         cli_json_double(&j, "tol", c->sdainv.drop_tol);
@@ -528,6 +582,10 @@ int cmd_solve(int argc, char **argv)
     if (a.cfg.method == PSL_SOLVE_IOCG)
         printf("inner       %s %s, %d iterations of FP32 PCG per outer iteration\n",
                a.inner_format_name, a.inner_values_name, a.cfg.inner_iters);
+    if (a.cfg.method == PSL_SOLVE_F3R)
+        printf("f3r         %s: FGMRES(%d) over FGMRES(%d) over FGMRES(%d) over Richardson(%d), "
+               "c = %d\n", a.f3r_name, a.cfg.f3r.m1, a.cfg.f3r.m2, a.cfg.f3r.m3, a.cfg.f3r.m4,
+               a.cfg.f3r.c);
     printf("setup       scale %.4f s, convert %.4f s, precond %.4f s, upload %.4f s\n",
            rep.scale_seconds, rep.convert_seconds, rep.precond_seconds, rep.upload_seconds);
     if (a.cache)

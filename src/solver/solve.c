@@ -3,11 +3,14 @@
  * a solution. It scales the system, converts the matrix for the outer and
  * inner levels, builds the preconditioner, puts everything on the executor,
  * solves, scales back, and times each part. IO-CG is assembled here: FCG
- * whose preconditioner is the operator of a fixed-iteration FP32 CG.
+ * whose preconditioner is the operator of a fixed-iteration FP32 CG; and
+ * F3R: FGMRES FP64 over FGMRES FP32 over FGMRES FP32 with an FP16 matrix over
+ * adaptive Richardson in FP16 (packsell.h, psl_f3r_options).
  */
 #include "solver/solver_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +36,40 @@ void psl_solve_config_init(psl_solve_config *cfg)
     cfg->device = -1;
     cfg->repeat = 1;
     psl_solver_options_init(&cfg->solver);
+    cfg->f3r = (psl_f3r_options){PSL_F3R_PACKSELL, 100, 8, 4, 2, 64};
+}
+
+static psl_status check_f3r(const psl_solve_config *c, const char *who)
+{
+    const psl_f3r_options *f = &c->f3r;
+    if ((int)f->variant < PSL_F3R_FP64 || f->variant > PSL_F3R_PACKSELL)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: f3r.variant %d (PSL_F3R_FP64, PSL_F3R_FP16 or PSL_F3R_PACKSELL)",
+                         who, (int)f->variant);
+    const int32_t m[3] = {f->m1, f->m2, f->m3};
+    for (int i = 0; i < 3; i++)
+        if (m[i] < 1 || m[i] > PSL_GMRES_RESTART_MAX)
+            return psl_error(PSL_ERR_INVALID_VALUE, "%s: f3r.m%d %d (1..%d)", who, i + 1, m[i],
+                             PSL_GMRES_RESTART_MAX);
+    if (f->m4 < 1 || f->m4 > 1000)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: f3r.m4 %d (1..1000)", who, f->m4);
+    if (f->c < 1)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: f3r.c %d (>= 1)", who, f->c);
+    if (c->solver.vec_type != PSL_FP64)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: F3R's outer layer has FP64 vectors: solver.vec_type %s (FP64)", who,
+                         psl_scalar_display(c->solver.vec_type));
+    return PSL_OK;
 }
 
 static psl_status check_config(const psl_solve_config *c, const char *who)
 {
-    if ((int)c->method < PSL_SOLVE_CG || c->method > PSL_SOLVE_BICGSTAB)
+    if ((int)c->method < PSL_SOLVE_CG || c->method > PSL_SOLVE_F3R)
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "%s: method %d (CG, FCG, IOCG, GMRES, FGMRES or BiCGStab)", who,
+                         "%s: method %d (CG, FCG, IOCG, GMRES, FGMRES, BiCGStab or F3R)", who,
                          (int)c->method);
+    if (c->method == PSL_SOLVE_F3R)
+        PSL_TRY(check_f3r(c, who));
     if (c->precond != PSL_PRECOND_NONE && c->precond != PSL_PRECOND_JACOBI &&
         c->precond != PSL_PRECOND_SDAINV)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: precond %d (none, Jacobi or SD-AINV)", who,
@@ -79,6 +108,11 @@ typedef struct solve_parts {
     psl_matrix *As, *Aouter, *Ainner, *Wt, *ZD;
     psl_op *Aop, *Rop, *Mop, *Ainop, *Minop;
     psl_solver *inner, *outer;
+    /* F3R: the FP32 and FP16 matrices, their operators (A16 with FP32 and
+     * FP16 vectors), layer 4's preconditioner and layers 2-4 */
+    psl_matrix *A32, *A16;
+    psl_op *A32op, *A16op32, *A16op16, *M4op;
+    psl_solver *layer[3];
     psl_vec *b, *x;
     double *gbar, *bs, *xs;
 } solve_parts;
@@ -89,6 +123,14 @@ static void parts_free(solve_parts *p)
     psl_vec_destroy(&p->x);
     psl_solver_destroy(&p->outer);
     psl_solver_destroy(&p->inner);
+    for (int i = 0; i < 3; i++)
+        psl_solver_destroy(&p->layer[i]);
+    psl_op_destroy(&p->A32op);
+    psl_op_destroy(&p->A16op32);
+    psl_op_destroy(&p->A16op16);
+    psl_op_destroy(&p->M4op);
+    psl_matrix_destroy(&p->A32);
+    psl_matrix_destroy(&p->A16);
     psl_op_destroy(&p->Aop);
     psl_op_destroy(&p->Rop);
     psl_op_destroy(&p->Mop);
@@ -124,6 +166,68 @@ static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_sc
         return psl_precond_product(M, p->ex, p->Wt, p->ZD, storage, t);
     default: *M = NULL; return PSL_OK;
     }
+}
+
+/* F3R's FP16 storage for the variant: layers 3-4's matrix and layer 4's
+ * factors (C = 32, sigma = 256, implicit, overflow an error). */
+static void f3r_storage16(psl_f3r_variant v, psl_convert_options *o)
+{
+    psl_convert_options_init(o);
+    if (v == PSL_F3R_PACKSELL) {
+        o->format = PSL_FORMAT_PACKSELL;
+        o->codec = (psl_codec){5, 10}; /* FP16, D = 15 */
+    } else {
+        o->format = PSL_FORMAT_SELL;
+        o->value_type = PSL_FP16;
+    }
+}
+
+/* st with the thread's message prefixed by what failed (an F3R layer). */
+static psl_status f3r_named(psl_status st, const char *what)
+{
+    if (st == PSL_OK)
+        return st;
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", psl_last_error_message());
+    return psl_error(st, "F3R %s: %s", what, keep);
+}
+
+/* F3R's layers 2-4 and layer 1 as p->outer (packsell.h, psl_f3r_options). */
+static psl_status f3r_build(solve_parts *p, const psl_solve_config *c,
+                            const psl_solver_options *o1)
+{
+    const psl_f3r_options *f = &c->f3r;
+    bool d = f->variant == PSL_F3R_FP64;
+    psl_scalar t23 = d ? PSL_FP64 : PSL_FP32, t4 = d ? PSL_FP64 : PSL_FP16;
+    const psl_op *A2 = d ? p->Aop : p->A32op, *A3 = d ? p->Aop : p->A16op32,
+                 *A4 = d ? p->Aop : p->A16op16;
+    psl_convert_options s16;
+    const psl_convert_options *fs = &c->precond_storage;
+    if (!d) {
+        f3r_storage16(f->variant, &s16);
+        fs = &s16;
+    }
+    PSL_TRY(f3r_named(make_precond(p, c, t4, fs, &p->M4op), "layer 4's preconditioner"));
+    psl_solver_options in;
+    psl_solver_options_init(&in);
+    in.vec_type = t4;
+    in.dot_acc = d ? PSL_FP64 : PSL_FP32;
+    in.fixed_iters = f->m4;
+    in.richardson_c = f->c;
+    in.op_type = t23;
+    PSL_TRY(psl_solver_create(&p->layer[2], PSL_METHOD_RICHARDSON, A4, p->M4op, &in));
+    in.vec_type = t23;
+    in.fixed_iters = f->m3;
+    PSL_TRY(psl_solver_create(&p->layer[1], PSL_METHOD_FGMRES, A3, psl_solver_op(p->layer[2]),
+                              &in));
+    in.fixed_iters = f->m2;
+    in.op_type = PSL_FP64;
+    PSL_TRY(psl_solver_create(&p->layer[0], PSL_METHOD_FGMRES, A2, psl_solver_op(p->layer[1]),
+                              &in));
+    psl_solver_options o = *o1;
+    o.restart = f->m1;
+    return psl_solver_create(&p->outer, PSL_METHOD_FGMRES, p->Aop, psl_solver_op(p->layer[0]),
+                             &o);
 }
 
 static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double *b,
@@ -173,6 +277,19 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
     }
     if (c->method == PSL_SOLVE_IOCG)
         PSL_TRY(psl_matrix_convert(&p->Ainner, Sys, &c->inner_storage));
+    if (c->method == PSL_SOLVE_F3R && c->f3r.variant != PSL_F3R_FP64) {
+        psl_convert_options o32, o16;
+        psl_convert_options_init(&o32);
+        o32.format = PSL_FORMAT_SELL;
+        o32.value_type = PSL_FP32;
+        f3r_storage16(c->f3r.variant, &o16);
+        PSL_TRY(f3r_named(psl_matrix_convert(&p->A32, Sys, &o32),
+                          "layer 2's matrix (SELL FP32)"));
+        PSL_TRY(f3r_named(psl_matrix_convert(&p->A16, Sys, &o16),
+                          c->f3r.variant == PSL_F3R_PACKSELL
+                              ? "layers 3-4's matrix (PackSELL FP16)"
+                              : "layers 3-4's matrix (SELL FP16)"));
+    }
     double t2 = psl_wall_seconds();
     rep->convert_seconds = t2 - t1;
 
@@ -189,6 +306,11 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         PSL_TRY(psl_op_matrix(&p->Rop, p->ex, Sys, PSL_FP64));
     if (p->Ainner)
         PSL_TRY(psl_op_matrix(&p->Ainop, p->ex, p->Ainner, PSL_FP32));
+    if (p->A16) {
+        PSL_TRY(psl_op_matrix(&p->A32op, p->ex, p->A32, PSL_FP32));
+        PSL_TRY(psl_op_matrix(&p->A16op32, p->ex, p->A16, PSL_FP32));
+        PSL_TRY(psl_op_matrix(&p->A16op16, p->ex, p->A16, PSL_FP16));
+    }
     double t3 = psl_wall_seconds();
     rep->upload_seconds = t3 - t2;
 
@@ -208,6 +330,8 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
             st = psl_solver_create(&p->inner, PSL_METHOD_CG, p->Ainop, p->Minop, &in);
         if (st == PSL_OK)
             st = psl_solver_create(&p->outer, PSL_METHOD_FCG, p->Aop, psl_solver_op(p->inner), &o);
+    } else if (c->method == PSL_SOLVE_F3R) {
+        st = f3r_build(p, c, &o);
     } else {
         static const psl_method method_of[] = {
             [PSL_SOLVE_CG] = PSL_METHOD_CG,           [PSL_SOLVE_FCG] = PSL_METHOD_FCG,

@@ -23,6 +23,7 @@ void psl_solver_options_init(psl_solver_options *opt)
     opt->fcg_mmax = 1;
     opt->restart = 30;
     opt->op_unit_input = 1;
+    opt->richardson_c = 64;
 }
 
 const char *psl_reason_name(psl_reason reason)
@@ -42,8 +43,9 @@ const char *psl_reason_name(psl_reason reason)
 
 static psl_status check_options(const psl_solver_options *o, const char *who)
 {
-    if (o->vec_type != PSL_FP64 && o->vec_type != PSL_FP32)
-        return psl_error(PSL_ERR_INVALID_VALUE, "%s: vec_type %s (FP64 or FP32)", who,
+    if (!psl_solver_vec_type(o->vec_type))
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: vec_type %s (FP64 or FP32; FP16 for "
+                         "Richardson)", who,
                          psl_scalar_display(o->vec_type));
     if (o->dot_acc != PSL_FP64 && o->dot_acc != PSL_FP32)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: dot_acc %s (FP64 or FP32)", who,
@@ -77,6 +79,23 @@ static psl_status check_options(const psl_solver_options *o, const char *who)
 static psl_status check_method_options(psl_method method, const psl_solver_options *o,
                                        const char *who)
 {
+    if (o->vec_type == PSL_FP16 && method != PSL_METHOD_RICHARDSON)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: vec_type FP16 is for PSL_METHOD_RICHARDSON only (FP64 or FP32)",
+                         who);
+    if (method == PSL_METHOD_RICHARDSON) {
+        if (o->fixed_iters < 1)
+            return psl_error(PSL_ERR_INVALID_VALUE,
+                             "%s: Richardson is an inner solver: fixed_iters %d (its m, >= 1)",
+                             who, o->fixed_iters);
+        if (o->richardson_c < 1)
+            return psl_error(PSL_ERR_INVALID_VALUE, "%s: richardson_c %d (>= 1)", who,
+                             o->richardson_c);
+        if (o->op_unit_input != 0 && o->op_unit_input != 1)
+            return psl_error(PSL_ERR_INVALID_VALUE, "%s: op_unit_input %d (0 or 1)", who,
+                             o->op_unit_input);
+        return PSL_OK;
+    }
     if (!psl_method_is_gmres(method))
         return PSL_OK;
     if (o->restart < 1 || o->restart > PSL_GMRES_RESTART_MAX)
@@ -101,9 +120,11 @@ static psl_status check_operators(psl_method method, const psl_op *A, const psl_
                                   const psl_solver_options *o, const char *who)
 {
     if (method != PSL_METHOD_CG && method != PSL_METHOD_FCG && method != PSL_METHOD_GMRES &&
-        method != PSL_METHOD_FGMRES && method != PSL_METHOD_BICGSTAB)
+        method != PSL_METHOD_FGMRES && method != PSL_METHOD_BICGSTAB &&
+        method != PSL_METHOD_RICHARDSON)
         return psl_error(PSL_ERR_INVALID_VALUE,
-                         "%s: method %d (PSL_METHOD_CG, FCG, GMRES, FGMRES or BICGSTAB)", who,
+                         "%s: method %d (PSL_METHOD_CG, FCG, GMRES, FGMRES, BICGSTAB or "
+                         "RICHARDSON)", who,
                          (int)method);
     PSL_TRY(psl_op_check(A, who));
     if (A->nrows != A->ncols)
@@ -130,9 +151,9 @@ static psl_status check_operators(psl_method method, const psl_op *A, const psl_
                              psl_scalar_display(o->vec_type));
         if (M->solver_owned && method != PSL_METHOD_FGMRES) {
             const psl_solver *inner = solver_of_op(M);
-            if (psl_method_is_gmres(inner->method) && inner->opt.op_unit_input)
+            if (psl_method_unit_input(inner->method) && inner->opt.op_unit_input)
                 return psl_error(PSL_ERR_INVALID_VALUE,
-                                 "%s: M is a GMRES operator taking unit-norm input "
+                                 "%s: M is a GMRES or Richardson operator taking unit-norm input "
                                  "(op_unit_input = 1), which only FGMRES passes; set "
                                  "op_unit_input = 0 for this method", who);
         }
@@ -158,6 +179,7 @@ static psl_status method_setup(psl_solver *s)
     case PSL_METHOD_FCG: return psl_fcg_setup(s);
     case PSL_METHOD_GMRES:
     case PSL_METHOD_FGMRES: return psl_gmres_setup(s);
+    case PSL_METHOD_RICHARDSON: return psl_richardson_setup(s);
     default: return psl_bicgstab_setup(s);
     }
 }
@@ -170,6 +192,7 @@ static psl_status method_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_
     case PSL_METHOD_FCG: return psl_fcg_iterate(s, b, x, fixed, res);
     case PSL_METHOD_GMRES:
     case PSL_METHOD_FGMRES: return psl_gmres_iterate(s, b, x, fixed, res);
+    case PSL_METHOD_RICHARDSON: return psl_richardson_iterate(s, b, x, fixed, res);
     default: return psl_bicgstab_iterate(s, b, x, fixed, res);
     }
 }
@@ -181,6 +204,7 @@ static const char *method_what(psl_method m)
     case PSL_METHOD_FCG: return "fcg";
     case PSL_METHOD_GMRES: return "gmres";
     case PSL_METHOD_FGMRES: return "fgmres";
+    case PSL_METHOD_RICHARDSON: return "richardson";
     default: return "bicgstab";
     }
 }
@@ -209,7 +233,7 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
     psl_exec *ex = s->ex;
     const psl_backend *be = ex->be;
     double *nrm = psl_slot(s, PSL_SLOT_NRM);
-    bool given = psl_method_is_gmres(s->method) && s->opt.op_unit_input;
+    bool given = psl_method_unit_input(s->method) && s->opt.op_unit_input;
     psl_vview in = s->bw;
     if (given && x.type == s->t) {
         in = x; /* read only */
@@ -335,6 +359,24 @@ const psl_op *psl_solver_op(const psl_solver *s)
 int64_t psl_solver_op_iterations(const psl_solver *s)
 {
     return s && s->magic == PSL_SOLVER_MAGIC ? s->op_iters : 0;
+}
+
+int32_t psl_solver_richardson_weights(const psl_solver *s, double *w, int32_t cap)
+{
+    if (!s || s->magic != PSL_SOLVER_MAGIC || s->method != PSL_METHOD_RICHARDSON)
+        return -1;
+    return psl_richardson_weights(s, w, cap);
+}
+
+/* Restart the state that solvers in s's chain of preconditioners keep across
+ * their calls as operators (and s's own): each solve starts afresh. */
+static void reset_nested(psl_solver *s)
+{
+    for (int depth = 0; s && depth < 64; depth++) {
+        if (s->mstate_reset)
+            s->mstate_reset(s);
+        s = s->M && s->M->solver_owned ? solver_of_op(s->M) : NULL;
+    }
 }
 
 /* ---- shared steps */
@@ -489,6 +531,7 @@ psl_status psl_solver_solve(psl_solver *s, const psl_vec *b, psl_vec *x, psl_sol
     if (!isfinite(v[1]) && s->opt.fixed_iters == 0)
         return psl_error(PSL_ERR_NONFINITE, "%s: the initial guess x holds NaN or Inf", who);
     s->inner_base = psl_op_inner_iterations(s->M);
+    reset_nested(s);
     s->best_true = INFINITY;
     s->stuck = 0;
     psl_status st;

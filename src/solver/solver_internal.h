@@ -99,6 +99,10 @@ struct psl_solver {
     int stuck;          /* replacements since best_true last fell by 10% */ /* inner iterations of M at the start of a solve */
     void *mstate;       /* a method's own work (gmres.c, bicgstab.c), NULL otherwise */
     void (*mstate_free)(psl_solver *s); /* frees mstate (solver_free calls it) */
+    void (*mstate_reset)(psl_solver *s); /* NULL, or restarts state kept across the
+                                            calls of the solver as an operator
+                                            (Richardson's weights): called at the
+                                            start of each solve above it */
 };
 
 #define PSL_SOLVER_MAGIC 0x564c4f534cULL /* "LSOLV" */
@@ -131,17 +135,28 @@ psl_status psl_gmres_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fi
                              psl_solve_result *res); /* GMRES and FGMRES (s->method) */
 psl_status psl_bicgstab_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
                                 psl_solve_result *res);
+psl_status psl_richardson_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
+                                  psl_solve_result *res); /* fixed > 0 only */
 /* Work vectors of each method (allocated by psl_solver_create). */
 psl_status psl_cg_setup(psl_solver *s);
 psl_status psl_fcg_setup(psl_solver *s);
 psl_status psl_gmres_setup(psl_solver *s);
 psl_status psl_bicgstab_setup(psl_solver *s);
+psl_status psl_richardson_setup(psl_solver *s);
+/* Richardson's weights (richardson.c; -1 if s is not Richardson). */
+int32_t psl_richardson_weights(const psl_solver *s, double *w, int32_t cap);
 /* Whether m is GMRES or FGMRES (gmres.c): as operators (fixed_iters > 0)
  * with op_unit_input they take their input as given, as a unit-norm vector,
  * instead of normalising it. */
 static inline bool psl_method_is_gmres(psl_method m)
 {
     return m == PSL_METHOD_GMRES || m == PSL_METHOD_FGMRES;
+}
+/* Whether m as an operator with op_unit_input takes its input as given
+ * (GMRES, FGMRES, Richardson). */
+static inline bool psl_method_unit_input(psl_method m)
+{
+    return psl_method_is_gmres(m) || m == PSL_METHOD_RICHARDSON;
 }
 
 /* The true residual after the recursive one fell below tol: *ok when the
