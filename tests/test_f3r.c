@@ -651,7 +651,7 @@ static int run(const char *args)
 TEST(command_f3r)
 {
     if (!getenv("PSL_PACKSELL_EXE")) {
-        printf("SKIP command_f3r: PSL_PACKSELL_EXE not set\n");
+        psl_test_skip("command_f3r", "PSL_PACKSELL_EXE not set");
         return;
     }
     char json[] = "/tmp/psl_f3r_XXXXXX";
