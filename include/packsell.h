@@ -132,6 +132,11 @@ void psl_free(void *ptr);
  *                                                             dots in one pass; x and p updates in
  *                                                             one pass); 0 separate operations
  *                                                             (results equal up to rounding).
+ *  PSL_MEMORY_CHECK        0|1                       1        1: psl_generate and the Matrix Market
+ *                                                             readers refuse a matrix whose
+ *                                                             estimated memory exceeds what is
+ *                                                             available now (the message gives
+ *                                                             both); 0 tries anyway.
  *  PSL_SOLVER_LOOKAHEAD    0|1                       1        CG to a tolerance: 1 queues the next
  *                                                             step before the host waits for the
  *                                                             current step's test (preconditioners
@@ -144,7 +149,8 @@ void psl_free(void *ptr);
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
- * by every CG solve to a tolerance.
+ * by every CG solve to a tolerance, PSL_MEMORY_CHECK by psl_generate and the Matrix
+ * Market readers.
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty

@@ -28,7 +28,7 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_WORD_PREFETCH",
                                     "PSL_CUDA_TINY_UNIFORM",
                                     "PSL_CUDA_WIDE_CLUSTER", "PSL_SOLVER_FUSE",
-                                    "PSL_SOLVER_LOOKAHEAD"};
+                                    "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
 /* No option variable in the environment but name=value (name NULL: none);
@@ -107,7 +107,7 @@ TEST(every_option_round_trips)
         CHECK_OK(psl_option_set(d.name, NULL));
         CHECK(strcmp(get(d.name), d.default_value) == 0);
     }
-    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 2 + 2);
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 2 + 2 + 2);
     /* the setting beats the environment; NULL gives the environment back */
     environment("PSL_CPU_ISA", "generic");
     CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);

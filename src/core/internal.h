@@ -115,6 +115,12 @@ double psl_wall_seconds(void);
 void *psl_malloc(size_t nmemb, size_t size);
 void *psl_calloc(size_t nmemb, size_t size);
 /* Allocate or fail with PSL_ERR_OUT_OF_MEMORY (and message naming what). */
+/* PSL_ERR_OUT_OF_MEMORY with the estimate when `bytes` (the memory a request
+ * will need in all) exceed the memory available now; PSL_OK when they fit,
+ * when the amount is unknown, or with PSL_MEMORY_CHECK=0 (core/memory.c).
+ * `what` names the request ("gen:hpcg:10:10:10", "a 10^9 x 10^9 matrix"). */
+psl_status psl_memory_check(double bytes, const char *what);
+
 psl_status psl_alloc(void **out, size_t nmemb, size_t size, const char *what);
 /* The same, zeroed. */
 psl_status psl_alloc_zero(void **out, size_t nmemb, size_t size, const char *what);

@@ -95,6 +95,12 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                   "of the current one (a preconditioner without inner solver), "
                                   "so the device does not wait for the host; 0 waits first. "
                                   "Same results. Read by each CG solve to a tolerance."},
+    [PSL_OPT_MEMORY_CHECK] = {"PSL_MEMORY_CHECK", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
+                              "0|1", "1",
+                              "1 refuses at once a matrix that the generators or the Matrix "
+                              "Market reader estimate cannot fit in the memory available now, "
+                              "with the estimate; 0 tries anyway. Read by psl_generate and "
+                              "psl_mm_read."},
 };
 
 /* ---- state */

@@ -28,6 +28,7 @@ typedef enum psl_opt {
     PSL_OPT_CUDA_WIDE_CLUSTER,  /* 1..16 */
     PSL_OPT_SOLVER_FUSE,        /* 0 or 1 */
     PSL_OPT_SOLVER_LOOKAHEAD,   /* 0 or 1 */
+    PSL_OPT_MEMORY_CHECK,       /* 0 or 1 */
     PSL_OPT_COUNT
 } psl_opt;
 

@@ -200,7 +200,9 @@ static psl_status need_dim(const gen_args *a, int f)
 
 /* Refuse up front a matrix whose nonzeros could not be addressed (an
  * array of nnz doubles), before any row array is allocated and touched. */
-static psl_status need_nnz(const gen_args *a, double nnz)
+/* About nnz nonzeros in rows rows: within the largest array, and the CSR
+ * arrays (12 bytes a nonzero, 8 a row) within the memory available now. */
+static psl_status need_nnz(const gen_args *a, double rows, double nnz)
 {
     double limit = (double)(PTRDIFF_MAX / (ptrdiff_t)sizeof(double));
     if (nnz > limit)
@@ -208,7 +210,10 @@ static psl_status need_nnz(const gen_args *a, double nnz)
                          "generator spec \"%.160s\": about %.3g nonzeros exceed the largest "
                          "array of doubles (%.3g entries)",
                          a->spec, nnz, limit);
-    return PSL_OK;
+    char what[256];
+    snprintf(what, sizeof what, "generator spec \"%.160s\" (%.3g rows, about %.3g nonzeros)",
+             a->spec, rows, nnz);
+    return psl_memory_check(12.0 * nnz + 8.0 * (rows + 1.0), what);
 }
 
 /* ------------------------------------------------------------ generators */
@@ -223,6 +228,7 @@ static psl_status build_box(psl_gen_csr *out, const gen_args *a, double beta)
                          "generator spec \"%.160s\": X+Y+Z = %lld: 2^%lld rows exceed the "
                          "int32 row index (X+Y+Z must be <= 30)",
                          a->spec, (long long)e, (long long)e);
+    PSL_TRY(need_nnz(a, ldexp(1.0, (int)e), 27.0 * ldexp(1.0, (int)e)));
     return psl_gen_stencil(out, (int32_t)1 << a->iv[0], (int32_t)1 << a->iv[1],
                            (int32_t)1 << a->iv[2], 1, 26.0, beta);
 }
@@ -251,6 +257,8 @@ static psl_status build_lap(psl_gen_csr *out, const gen_args *a, int dims)
                          "generator spec \"%.160s\": the grid %lld x %lld x %lld has more "
                          "than 2^31-1 points (rows)",
                          a->spec, (long long)d[0], (long long)d[1], (long long)d[2]);
+    double rows = (double)d[0] * (double)d[1] * (double)d[2];
+    PSL_TRY(need_nnz(a, rows, (2.0 * dims + 1.0) * rows));
     return psl_gen_stencil(out, (int32_t)d[0], (int32_t)d[1], (int32_t)d[2], 0,
                            dims == 2 ? 4.0 : 6.0, 0.0);
 }
@@ -264,7 +272,7 @@ static psl_status build_banded(psl_gen_csr *out, const gen_args *a)
     PSL_TRY(need_int(a, 1, 0, INT64_MAX, PSL_ERR_INVALID_VALUE));
     PSL_TRY(need_int(a, 2, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
     double n = (double)a->iv[0], band = 2.0 * fmin((double)a->iv[1], n - 1) + 1;
-    PSL_TRY(need_nnz(a, n * fmin((double)a->iv[2], band)));
+    PSL_TRY(need_nnz(a, n, n * fmin((double)a->iv[2], band)));
     return psl_gen_banded(out, (int32_t)a->iv[0], a->iv[1], a->iv[2], a->seed);
 }
 
@@ -275,7 +283,8 @@ static psl_status build_powerlaw(psl_gen_csr *out, const gen_args *a)
         return field_error(a, 1, PSL_ERR_INVALID_VALUE, "the mean row length must be >= 1");
     if (!(a->rv[2] > 0.0))
         return field_error(a, 2, PSL_ERR_INVALID_VALUE, "the exponent must be > 0");
-    PSL_TRY(need_nnz(a, (double)a->iv[0] * fmin(a->rv[1], (double)a->iv[0])));
+    double n = (double)a->iv[0];
+    PSL_TRY(need_nnz(a, n, n * fmin(a->rv[1], n)));
     return psl_gen_powerlaw(out, (int32_t)a->iv[0], a->rv[1], a->rv[2], a->seed);
 }
 
@@ -283,7 +292,8 @@ static psl_status build_random(psl_gen_csr *out, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
-    PSL_TRY(need_nnz(a, (double)a->iv[0] * fmin((double)a->iv[1], (double)a->iv[0])));
+    double n = (double)a->iv[0];
+    PSL_TRY(need_nnz(a, n, n * fmin((double)a->iv[1], n)));
     return psl_gen_random(out, (int32_t)a->iv[0], a->iv[1], a->seed);
 }
 
