@@ -18,9 +18,12 @@
 #include "packsell.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const psl_scalar vec_types[] = {PSL_FP64, PSL_FP32, PSL_FP16};
@@ -569,7 +572,191 @@ TEST(binary_round_trip_and_damage)
     psl_matrix_destroy(&src);
 }
 
+/* The bits of y do not depend on the threads or the OpenMP schedule. */
+TEST(threads_and_schedules)
+{
+    psl_matrix *src = NULL;
+    CHECK_OK(psl_generate(&src, "gen:hpcg:5:5:4"));
+    if (!src)
+        return;
+    psl_matrix_info in;
+    CHECK_OK(psl_matrix_get_info(src, &in));
+    omp_sched_t kind0;
+    int chunk0, nt0 = omp_get_max_threads();
+    omp_get_schedule(&kind0, &chunk0);
+    static const struct {
+        omp_sched_t kind;
+        int chunk, threads;
+    } runs[] = {{omp_sched_static, 0, 1},  {omp_sched_dynamic, 1, 3}, {omp_sched_guided, 2, 2},
+                {omp_sched_static, 1, 4},  {omp_sched_dynamic, 7, 2}};
+    for (int32_t k = 1; k <= 3; k++) {
+        psl_matrix *A = convert_csrk(src, PSL_FP32, k, 0, 0);
+        if (!A)
+            continue;
+        for (size_t t = 0; t < sizeof vec_types / sizeof vec_types[0]; t++) {
+            const psl_scalar vt = vec_types[t];
+            void *x = make_vec(in.ncols, vt, 3);
+            void *y0 = run("ref", A, x, 2.0, 0.5, vt, in.nrows, 11);
+            for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+                omp_set_schedule(runs[r].kind, runs[r].chunk);
+                omp_set_num_threads(runs[r].threads);
+                void *y = run("omp", A, x, 2.0, 0.5, vt, in.nrows, 11);
+                CHECK_MSG(memcmp(y, y0, (size_t)in.nrows * vsize(vt)) == 0,
+                          "k=%d %s vectors: run %zu differs", (int)k, psl_scalar_name(vt), r);
+                free(y);
+            }
+            omp_set_schedule(kind0, chunk0);
+            omp_set_num_threads(nt0);
+            free(y0);
+            free(x);
+        }
+        psl_matrix_destroy(&A);
+    }
+    psl_matrix_destroy(&src);
+}
+
+/* A failed allocation anywhere in the build gives PSL_ERR_OUT_OF_MEMORY
+ * and no handle; with enough allocations the build succeeds. */
+TEST(out_of_memory)
+{
+    psl_matrix *src = NULL;
+    CHECK_OK(psl_generate(&src, "gen:hpcg:3:3:3"));
+    if (!src)
+        return;
+    int ok = 0;
+    for (int k = 2; k <= 3; k++)
+        for (int64_t n = 0; n < 40 && !ok; n++) {
+            psl_convert_options opt;
+            psl_convert_options_init(&opt);
+            opt.format = PSL_FORMAT_CSRK;
+            opt.csrk_k = k;
+            psl_matrix *A = NULL;
+            CHECK_OK(psl_debug_fail_alloc_after(n));
+            psl_status st = psl_matrix_convert(&A, src, &opt);
+            CHECK_OK(psl_debug_fail_alloc_after(-1));
+            CHECK_MSG(st == PSL_OK || st == PSL_ERR_OUT_OF_MEMORY, "k=%d after %lld: %s", k,
+                      (long long)n, psl_status_string(st));
+            CHECK((st == PSL_OK) == (A != NULL));
+            if (st == PSL_OK) {
+                check_grouping("oom", A, 0, 0);
+                ok = 1;
+            }
+            psl_matrix_destroy(&A);
+        }
+    CHECK(ok);
+    psl_matrix_destroy(&src);
+}
+
+/* packsell with --format csrk: info reports the overhead, convert writes a
+ * file that loads as CSR-k, bad CSR-k options are usage errors (exit 2). */
+TEST(command_line)
+{
+    const char *exe = getenv("PSL_PACKSELL_EXE");
+    if (!exe || !*exe) {
+        printf("SKIP command_line: PSL_PACKSELL_EXE is not set\n");
+        return;
+    }
+    char out[] = "/tmp/test_csrk_cli_XXXXXX";
+    int fd = mkstemp(out);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    char line[8192], text[8192];
+    static const struct {
+        const char *args;
+        int rc;
+        const char *want;
+    } cases[] = {
+        {"info gen:hpcg:3:3:3 --format csrk --json", 0, "\"csrk_overhead_bytes\": "},
+        {"info gen:hpcg:3:3:3 --format csrk --csrk-k 2 --csrk-sr 16", 0, "csrk overhead"},
+        {"info gen:hpcg:3:3:3 --format csrk --values fp16 --csrk-k 3 --csrk-sr 4 --csrk-ssr 2",
+         0, "k = 3, "},
+        {"info gen:hpcg:3:3:3 --format csrk --csrk-k 4", 2, "--csrk-k"},
+        {"info gen:hpcg:3:3:3 --format csrk --csrk-k 1 --csrk-sr 8", 2,
+         "--csrk-sr does not apply to --csrk-k 1"},
+        {"info gen:hpcg:3:3:3 --format csrk --csrk-k 2 --csrk-ssr 8", 2,
+         "--csrk-ssr needs --csrk-k 3"},
+        {"info gen:hpcg:3:3:3 --format csrk --csrk-sr -1", 2, "--csrk-sr"},
+        {"info gen:hpcg:3:3:3 --format sell --csrk-k 2", 2,
+         "--csrk-k applies only to --format csrk"},
+        {"info gen:hpcg:3:3:3 --format csrk --slice 8", 2, "--slice does not apply to --format "
+                                                           "csrk"},
+        {"info gen:hpcg:3:3:3 --format csrk --values bf16", 2, "not available for --format "
+                                                               "csrk"},
+        {"bench gen:hpcg:3:3:3 --format sell", 2, "--format takes csrk"},
+        {"bench gen:hpcg:3:3:3 --format csrk --kernels csr-fp64", 2, "exclude each other"},
+        {"bench gen:hpcg:3:3:3 --kernels csrk-bf16", 2, "not available for csrk"},
+        {"bench gen:hpcg:3:3:3 --format csrk --csrk-k 2 --reps 1 --min-time 0 --warmup 0", 0,
+         "csrk-fp16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(line, sizeof line, "'%s' %s >'%s' 2>&1", exe, cases[i].args, out);
+        int st = system(line);
+        text[0] = '\0';
+        FILE *f = fopen(out, "rb");
+        if (f) {
+            size_t n = fread(text, 1, sizeof text - 1, f);
+            text[n] = '\0';
+            fclose(f);
+        }
+        CHECK_MSG(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == cases[i].rc,
+                  "packsell %s: status %d, expected %d:\n%s", cases[i].args,
+                  st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1, cases[i].rc, text);
+        CHECK_MSG(strstr(text, cases[i].want) != NULL, "packsell %s: no '%s' in:\n%s",
+                  cases[i].args, cases[i].want, text);
+    }
+    /* spmv: the same y file as CSR's, FP32 values and vectors */
+    char y1[600], y2[600];
+    static char t1[1 << 16], t2[1 << 16];
+    snprintf(y1, sizeof y1, "%s.y1", out);
+    snprintf(y2, sizeof y2, "%s.y2", out);
+    static const char *const fmts[] = {"csr", "csrk --csrk-k 3 --csrk-sr 3 --csrk-ssr 2"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(line, sizeof line,
+                 "'%s' spmv gen:hpcg:3:3:3 --format %s --values fp32 --vectors fp32 --x "
+                 "random:5 --alpha 1.25 -o '%s' >/dev/null 2>&1",
+                 exe, fmts[i], i ? y2 : y1);
+        CHECK_MSG(system(line) == 0, "packsell spmv --format %s failed", fmts[i]);
+    }
+    FILE *f1 = fopen(y1, "rb"), *f2 = fopen(y2, "rb");
+    CHECK(f1 && f2);
+    if (f1 && f2) {
+        size_t n1 = fread(t1, 1, sizeof t1 - 1, f1), n2 = fread(t2, 1, sizeof t2 - 1, f2);
+        CHECK(n1 > 100 && n1 == n2 && memcmp(t1, t2, n1) == 0);
+    }
+    if (f1)
+        fclose(f1);
+    if (f2)
+        fclose(f2);
+    remove(y1);
+    remove(y2);
+
+    /* convert writes a CSR-k file */
+    char bin[600];
+    snprintf(bin, sizeof bin, "%s.psl", out);
+    snprintf(line, sizeof line,
+             "'%s' convert gen:hpcg:3:3:3 --format csrk --csrk-k 3 --csrk-sr 5 --csrk-ssr 3 "
+             "-o '%s' >/dev/null 2>&1",
+             exe, bin);
+    CHECK(system(line) == 0);
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_matrix_load(&A, bin));
+    if (A) {
+        check_grouping("converted file", A, 5, 3);
+        psl_matrix_info in;
+        CHECK_OK(psl_matrix_get_info(A, &in));
+        CHECK(in.format == PSL_FORMAT_CSRK && in.csrk_k == 3);
+    }
+    psl_matrix_destroy(&A);
+    remove(bin);
+    remove(out);
+}
+
 static const psl_test_case tests[] = {
+    {"threads_and_schedules", threads_and_schedules},
+    {"out_of_memory", out_of_memory},
+    {"command_line", command_line},
     {"group_hand_computed", group_hand_computed},
     {"generated_matrices", generated_matrices},
     {"empty_rows_empty_matrix_huge_row", empty_rows_empty_matrix_huge_row},
