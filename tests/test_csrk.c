@@ -474,13 +474,44 @@ TEST(bad_parameters)
     psl_convert_options_init(&opt);
     CHECK_ST(psl_matrix_convert(&B, A, &opt), PSL_ERR_WRONG_FORMAT);
     CHECK(strstr(psl_last_error_message(), "CSR-k") != NULL);
-    /* the estimate is the build's */
-    psl_matrix_info ei, bi;
-    opt.format = PSL_FORMAT_CSRK;
-    CHECK_OK(psl_matrix_estimate(src, &opt, &ei));
-    CHECK_OK(psl_matrix_get_info(A, &bi));
-    CHECK(ei.bytes == bi.bytes && ei.csrk_super_rows == bi.csrk_super_rows);
     psl_matrix_destroy(&A);
+    psl_matrix_destroy(&src);
+}
+
+/* psl_matrix_estimate gives the statistics of the build without it. */
+TEST(estimate_is_the_build)
+{
+    psl_matrix *src = NULL;
+    CHECK_OK(psl_generate(&src, "gen:hpcg:4:3:3"));
+    if (!src)
+        return;
+    for (int32_t k = 1; k <= 3; k++)
+        for (size_t v = 0; v < sizeof val_types / sizeof val_types[0]; v++) {
+            psl_convert_options opt;
+            psl_convert_options_init(&opt);
+            opt.format = PSL_FORMAT_CSRK;
+            opt.value_type = val_types[v];
+            opt.csrk_k = k;
+            opt.csrk_sr_rows = k >= 2 ? 5 * k : 0;
+            opt.csrk_ssr_srs = k == 3 ? 3 : 0;
+            psl_matrix *A = NULL;
+            psl_matrix_info ei, bi;
+            CHECK_OK(psl_matrix_estimate(src, &opt, &ei));
+            CHECK_OK(psl_matrix_convert(&A, src, &opt));
+            if (!A)
+                continue;
+            CHECK_OK(psl_matrix_get_info(A, &bi));
+            CHECK_MSG(ei.format == bi.format && ei.value_type == bi.value_type &&
+                          ei.bytes == bi.bytes && ei.csr_bytes == bi.csr_bytes &&
+                          ei.nnz == bi.nnz && ei.csrk_k == bi.csrk_k &&
+                          ei.csrk_super_rows == bi.csrk_super_rows &&
+                          ei.csrk_super_super_rows == bi.csrk_super_super_rows &&
+                          ei.csrk_overhead_bytes == bi.csrk_overhead_bytes,
+                      "k=%d %s: estimate %lld bytes / %d super-rows, build %lld / %d", (int)k,
+                      psl_scalar_name(val_types[v]), (long long)ei.bytes,
+                      (int)ei.csrk_super_rows, (long long)bi.bytes, (int)bi.csrk_super_rows);
+            psl_matrix_destroy(&A);
+        }
     psl_matrix_destroy(&src);
 }
 
@@ -763,6 +794,7 @@ static const psl_test_case tests[] = {
     {"real_matrices", real_matrices},
     {"model_sizes", model_sizes},
     {"bad_parameters", bad_parameters},
+    {"estimate_is_the_build", estimate_is_the_build},
     {"binary_round_trip_and_damage", binary_round_trip_and_damage},
 };
 PSL_TEST_MAIN(tests)

@@ -58,10 +58,14 @@ typedef struct psl_csrk_fit {
  * row count in *n; NULL for an unknown kind (csrk_model.c). */
 const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n);
 
-/* psl_format_ops.build (csrk_build.c) and .check_header / .validate
+/* psl_format_ops.build and .estimate (csrk_build.c) and .check_header / .validate
  * (csrk_validate.c). */
 psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
                           const psl_convert_options *opt, bool dry);
+/* psl_format_ops.estimate: the build's statistics from the source's row
+ * pointers alone (O(nrows) memory). */
+psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *opt,
+                             psl_matrix_info *info);
 psl_status psl_csrk_check_header(const char *file, const psl_matrix *A);
 psl_status psl_csrk_validate(const char *file, const psl_matrix *A);
 
