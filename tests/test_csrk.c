@@ -362,6 +362,59 @@ TEST(empty_rows_empty_matrix_huge_row)
     free(len);
 }
 
+/* FP16 values at the edges of the type (subnormals, the smallest normal,
+ * the largest finite, signed zeros) decode exactly in the kernel. */
+TEST(fp16_value_edges)
+{
+    static const double vals[] = {0x1p-24,  -0x1p-24, 0x3ffp-24, 0x1p-14,    -0x1p-14,
+                                  65504.0,  -65504.0, 0.0,       -0.0,       1.0,
+                                  -0x1.ffcp-15, 0.5,  3.0e-5,    -6.0e-6,    1024.5};
+    enum { NV = sizeof vals / sizeof vals[0], N = 3000 };
+    int64_t *rp = malloc((N + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)N * 3 * sizeof *ci);
+    double *v = malloc((size_t)N * 3 * sizeof *v);
+    rp[0] = 0;
+    for (int32_t i = 0; i < N; i++) {
+        for (int j = 0; j < 3; j++) {
+            ci[3 * i + j] = (i + 7 * j) % N;
+            v[3 * i + j] = vals[(3 * i + j) % NV];
+        }
+        /* ascending columns within the row */
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++)
+                if (ci[3 * i + b] < ci[3 * i + a]) {
+                    int32_t t = ci[3 * i + a];
+                    ci[3 * i + a] = ci[3 * i + b];
+                    ci[3 * i + b] = t;
+                }
+        rp[i + 1] = 3 * (i + 1);
+    }
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_matrix_create_csr(&A, N, N, rp, ci, v, PSL_FP64, 0, PSL_CSR_STRICT));
+    if (A)
+        for (int32_t k = 1; k <= 3; k++) {
+            psl_matrix *K = convert_csrk(A, PSL_FP16, k, 0, 0);
+            if (K) {
+                check_spmv("fp16 edges", K);
+                /* the stored values are the FP16 roundings of vals */
+                const void *sv;
+                CHECK_OK(psl_matrix_csrk_view(K, NULL, NULL, NULL, &sv, NULL, NULL, NULL,
+                                              NULL, NULL));
+                for (int64_t e = 0; e < 3 * N; e++)
+                    if (((const uint16_t *)sv)[e] != psl_float_to_half((float)v[e])) {
+                        CHECK_MSG(0, "entry %lld: fp16 bits 0x%04x for %g", (long long)e,
+                                  ((const uint16_t *)sv)[e], v[e]);
+                        break;
+                    }
+            }
+            psl_matrix_destroy(&K);
+        }
+    psl_matrix_destroy(&A);
+    free(rp);
+    free(ci);
+    free(v);
+}
+
 TEST(real_matrices)
 {
     if (!psl_test_matrices_available("real_matrices"))
@@ -791,6 +844,7 @@ static const psl_test_case tests[] = {
     {"group_hand_computed", group_hand_computed},
     {"generated_matrices", generated_matrices},
     {"empty_rows_empty_matrix_huge_row", empty_rows_empty_matrix_huge_row},
+    {"fp16_value_edges", fp16_value_edges},
     {"real_matrices", real_matrices},
     {"model_sizes", model_sizes},
     {"bad_parameters", bad_parameters},

@@ -10,6 +10,16 @@
 
 #define PSL_TEMPLATE "csrk_tmpl.h"
 
+/* A finite FP16 value as a float, without branches: the exponent and
+ * mantissa bits moved into a float's fields and scaled by 2^112 (exact for
+ * normal and subnormal values), then the sign. Stored values are finite
+ * (the builder and the binary reader reject Inf and NaN). */
+static inline float csrk_half_to_float(uint16_t h)
+{
+    float m = psl_bits_to_float((uint32_t)(h & 0x7fffu) << 13) * 0x1p112f;
+    return psl_bits_to_float(psl_float_to_bits(m) | (uint32_t)(h & 0x8000u) << 16);
+}
+
 #define VAL_NAME fp64
 #define VLOAD(v, k) ((ACC_T)((const double *)(v))[k])
 #include "vec_instances.h"
@@ -23,7 +33,7 @@
 #undef VLOAD
 
 #define VAL_NAME fp16
-#define VLOAD(v, k) ((ACC_T)psl_half_to_float(((const uint16_t *)(v))[k]))
+#define VLOAD(v, k) ((ACC_T)csrk_half_to_float(((const uint16_t *)(v))[k]))
 #include "vec_instances.h"
 #undef VAL_NAME
 #undef VLOAD
