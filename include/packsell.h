@@ -256,7 +256,7 @@ typedef struct psl_codec {
 const char *psl_format_name(psl_format format);
 
 /* Parse a format name into *format.
- *   name    "csr", "sell" or "packsell" (any case), NUL-terminated
+ *   name    "csr", "sell", "packsell" or "csrk" (any case), NUL-terminated
  *   format  receives the format (host memory)
  * Errors: PSL_ERR_NULL_POINTER (name or format NULL), PSL_ERR_INVALID_VALUE
  * (unknown name; the message lists the accepted names). */
@@ -357,7 +357,12 @@ void psl_convert_options_init(psl_convert_options *opt);
  * size is csrk_sr_rows or csrk_ssr_srs (a matrix without nonzeros is
  * grouped by count). row_ptr, col_idx and the values have exactly the CSR
  * layout (psl_matrix_csrk_view), so a CSR consumer takes them as they are;
- * the extra memory is the two int32 pointer arrays. */
+ * the extra memory is the two int32 pointer arrays. psl_spmv on a CSR-k
+ * matrix shares the super-super-rows (k = 3) or super-rows (k = 2) among the
+ * OpenMP threads under the runtime schedule (OMP_SCHEDULE) and is
+ * deterministic: y has the bits of the CSR reference kernel whatever the
+ * threads and schedule. There is no device form yet (psl_dmatrix_upload
+ * refuses CSR-k). */
 
 /* Device kinds of the CSR-k tuning model. */
 typedef enum psl_csrk_device {
