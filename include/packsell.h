@@ -221,7 +221,8 @@ typedef enum psl_scalar {
 typedef enum psl_format {
     PSL_FORMAT_CSR = 0,
     PSL_FORMAT_SELL = 1,     /* SELL-C-sigma */
-    PSL_FORMAT_PACKSELL = 2  /* PackSELL, 32-bit words */
+    PSL_FORMAT_PACKSELL = 2, /* PackSELL, 32-bit words */
+    PSL_FORMAT_CSRK = 3      /* CSR-k: CSR arrays plus super-row pointers */
 } psl_format;
 
 /* How sigma-sorting is applied. IMPLICIT keeps y in the original row order
@@ -257,11 +258,11 @@ typedef struct psl_codec {
  * (never NULL; "?" for a value outside the enum); the *_parse calls accept
  * any letter case and on error leave the output untouched. */
 
-/* "csr", "sell" or "packsell". */
+/* "csr", "sell", "packsell" or "csrk". */
 const char *psl_format_name(psl_format format);
 
 /* Parse a format name into *format.
- *   name    "csr", "sell" or "packsell" (any case), NUL-terminated
+ *   name    "csr", "sell", "packsell" or "csrk" (any case), NUL-terminated
  *   format  receives the format (host memory)
  * Errors: PSL_ERR_NULL_POINTER (name or format NULL), PSL_ERR_INVALID_VALUE
  * (unknown name; the message lists the accepted names). */
@@ -330,19 +331,79 @@ psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,
 void psl_matrix_destroy(psl_matrix **A);
 
 /* Options of psl_matrix_convert. psl_convert_options_init sets the defaults:
- * CSR, FP64 values, codec FP16, C = 32, sigma = 256, implicit, overflow error. */
+ * CSR, FP64 values, codec FP16, C = 32, sigma = 256, implicit, overflow error,
+ * CSR-k k = 3 with sizes from the tuning model. */
 typedef struct psl_convert_options {
     psl_format format;        /* target format */
-    psl_scalar value_type;    /* CSR: FP64/FP32; SELL: FP64/FP32/FP16/BF16 */
+    psl_scalar value_type;    /* CSR: FP64/FP32; SELL: FP64/FP32/FP16/BF16;
+                                 CSR-k: FP64/FP32/FP16 */
     psl_codec codec;          /* PackSELL value codec (fixes D = 30-e-m) */
     int32_t slice_height;     /* C >= 1 (SELL, PackSELL) */
     int32_t sigma;            /* sorting window, a positive multiple of C;
                                  0: no sorting (rows stay in order) */
     psl_permute permute;      /* implicit or explicit sigma permutation */
     psl_overflow overflow;    /* codec overflow policy (SELL FP16/BF16 too) */
+    /* CSR-k (format PSL_FORMAT_CSRK; value_type FP64, FP32 or FP16): */
+    int32_t csrk_k;           /* levels: 1 (plain CSR), 2 (super-rows) or 3
+                                 (super-rows and super-super-rows); default 3 */
+    int32_t csrk_sr_rows;     /* target rows per super-row, >= 1; 0: from the
+                                 tuning model (psl_csrk_model_sizes) */
+    int32_t csrk_ssr_srs;     /* target super-rows per super-super-row (k = 3),
+                                 >= 1; 0: from the tuning model */
 } psl_convert_options;
 
 void psl_convert_options_init(psl_convert_options *opt);
+
+/* CSR-k (Lane and Booth): a CSR matrix whose rows are grouped, in order,
+ * into super-rows (sr_ptr[s] = first row of super-row s, nsr+1 entries) and,
+ * for k = 3, super-rows into super-super-rows (ssr_ptr[t] = first super-row
+ * of super-super-row t, nssr+1 entries). Groups are consecutive and built
+ * greedily in linear time: a group takes items (rows, or super-rows) until
+ * it holds its share of nonzeros, size x nnz / items of its level, where
+ * size is csrk_sr_rows or csrk_ssr_srs (a matrix without nonzeros is
+ * grouped by count). row_ptr, col_idx and the values have exactly the CSR
+ * layout (psl_matrix_csrk_view), so a CSR consumer takes them as they are;
+ * the extra memory is the two int32 pointer arrays. psl_spmv on a CSR-k
+ * matrix shares the super-super-rows (k = 3) or super-rows (k = 2) among the
+ * OpenMP threads under the runtime schedule (OMP_SCHEDULE) and is
+ * deterministic: y has the bits of the CSR reference kernel whatever the
+ * threads and schedule. There is no device form yet (psl_dmatrix_upload
+ * refuses CSR-k). */
+
+/* Device kinds of the CSR-k tuning model. */
+typedef enum psl_csrk_device {
+    PSL_CSRK_DEVICE_CPU = 0, /* OpenMP kernel (the one psl_matrix_convert uses) */
+    PSL_CSRK_DEVICE_CUDA = 1 /* GPU kernel (no device form yet; sizes only) */
+} psl_csrk_device;
+
+/* Sizes from the tuning model of a device kind, in constant time from
+ * d = mean nonzeros per row (d <= 1 counts as 1): rows per super-row
+ * round(a - b ln d) and super-rows per super-super-row round(c - e ln d),
+ * each at least 1, with coefficients from the device's table (one row per
+ * range of d, src/format/csrk/csrk_model.c). For k = 2 the rows per
+ * super-row are the product of the two (a super-row is the threaded unit,
+ * as large as a super-super-row of k = 3) and *ssr_srs is 0; for k = 1
+ * both are 0.
+ *   device   PSL_CSRK_DEVICE_CPU or PSL_CSRK_DEVICE_CUDA
+ *   k        1, 2 or 3
+ *   mean_row_nnz  d, finite, >= 0
+ *   sr_rows, ssr_srs  receive the sizes (host memory)
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (device, k or d out
+ * of range; outputs untouched). */
+psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_row_nnz,
+                                int32_t *sr_rows, int32_t *ssr_srs);
+
+/* Read-only views of the arrays of a CSR-k matrix (host memory, owned by
+ * A, valid until it is destroyed): row_ptr (nrows+1 int64), col_idx (nnz
+ * int32) and values (nnz of *value_type: FP64, FP32 or FP16 bits) in the
+ * CSR layout, sr_ptr (*nsr + 1 int32; NULL for k = 1) and ssr_ptr (*nssr + 1
+ * int32; NULL unless k = 3). Any output pointer may be NULL.
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_WRONG_FORMAT (A is not CSR-k). */
+psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t **row_ptr,
+                                const int32_t **col_idx, const void **values,
+                                psl_scalar *value_type, int32_t *nsr, const int32_t **sr_ptr,
+                                int32_t *nssr, const int32_t **ssr_ptr);
 
 /* Convert an FP64 CSR matrix into the format of *opt (a new handle; src is
  * not changed). Values are rounded from FP64 round-to-nearest-even. */
@@ -365,7 +426,8 @@ psl_status psl_matrix_csr_view(const psl_matrix *A, const int64_t **row_ptr,
 psl_status psl_matrix_row_order(const psl_matrix *A, int32_t *order);
 
 /* Statistics of a matrix. "bytes" are the bytes an SpMV reads for the matrix
- * itself: values + columns + row pointers (CSR); values + columns + slice
+ * itself: values + columns + row pointers (CSR; CSR-k adds sr_ptr and
+ * ssr_ptr, csr_bytes being its CSR arrays alone); values + columns + slice
  * offsets + perm (SELL); words + slice offsets + perm (PackSELL; perm only
  * for implicit permutation). sell_bytes and csr_bytes are the same for SELL
  * (same C, sigma, no dummies) and CSR with values of the equivalent IEEE
@@ -391,6 +453,11 @@ typedef struct psl_matrix_info {
     int64_t bytes;           /* bytes of this format (see above) */
     int64_t sell_bytes;      /* bytes of the equivalent SELL */
     int64_t csr_bytes;       /* bytes of the equivalent CSR */
+    /* CSR-k (0 for the other formats): */
+    int32_t csrk_k;          /* levels, 1, 2 or 3 */
+    int32_t csrk_super_rows; /* super-rows nsr (0 for k = 1) */
+    int32_t csrk_super_super_rows; /* super-super-rows nssr (k = 3) */
+    int64_t csrk_overhead_bytes;   /* bytes of sr_ptr and ssr_ptr: bytes - csr_bytes */
 } psl_matrix_info;
 
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);

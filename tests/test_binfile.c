@@ -693,7 +693,7 @@ static void e_vtype16(unsigned char *b, size_t n, const psl_matrix *A)
 {
     put32(b + H_VTYPE, PSL_FP16);
 }
-static void e_format(unsigned char *b, size_t n, const psl_matrix *A) { put32(b + H_FORMAT, 3); }
+static void e_format(unsigned char *b, size_t n, const psl_matrix *A) { put32(b + H_FORMAT, PSL_FORMAT_CSRK + 1); }
 static void e_permute(unsigned char *b, size_t n, const psl_matrix *A) { put32(b + H_PERMUTE, 2); }
 static void e_nrows_neg(unsigned char *b, size_t n, const psl_matrix *A)
 {
@@ -733,7 +733,7 @@ TEST(corrupt_csr)
     expect_corrupt(0, e_nnz, "expected col_idx", "nnz vs array length");
     expect_corrupt(0, e_vtype, "unknown value type 9", "value type");
     expect_corrupt(0, e_vtype16, "CSR value type", "CSR fp16");
-    expect_corrupt(0, e_format, "unknown matrix format 3", "format");
+    expect_corrupt(0, e_format, "unknown matrix format 4", "format");
     expect_corrupt(0, e_permute, "unknown permutation", "permute");
     expect_corrupt(0, e_nrows_neg, "negative size", "nrows < 0");
     expect_corrupt(0, e_reserved, "array record 1", "reserved");

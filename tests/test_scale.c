@@ -100,9 +100,9 @@ static const char *const gen_specs[] = {"hpcg:3:3:3", "lap2d:17:9", "hpgmp:3:3:2
 
 TEST(names_round_trip)
 {
-    static const char *const fmt[] = {"csr", "sell", "packsell"};
-    static const char *const fmt_upper[] = {"CSR", "Sell", "PackSELL"};
-    for (int f = 0; f < 3; f++) {
+    static const char *const fmt[] = {"csr", "sell", "packsell", "csrk"};
+    static const char *const fmt_upper[] = {"CSR", "Sell", "PackSELL", "CSRK"};
+    for (int f = 0; f < 4; f++) {
         CHECK_MSG(strcmp(psl_format_name((psl_format)f), fmt[f]) == 0, "format %d: %s", f,
                   psl_format_name((psl_format)f));
         psl_format out = (psl_format)99;
@@ -124,12 +124,12 @@ TEST(names_round_trip)
         CHECK_OK(psl_scalar_parse(sc_upper[s], &out));
         CHECK(out == (psl_scalar)s);
     }
-    CHECK(PSL_FORMAT_CSR == 0 && PSL_FORMAT_PACKSELL == 2 && PSL_FP64 == 0 && PSL_BF16 == 3);
+    CHECK(PSL_FORMAT_CSR == 0 && PSL_FORMAT_PACKSELL == 2 && PSL_FORMAT_CSRK == 3 && PSL_FP64 == 0 && PSL_BF16 == 3);
 }
 
 TEST(names_invalid)
 {
-    CHECK(strcmp(psl_format_name((psl_format)3), "?") == 0);
+    CHECK(strcmp(psl_format_name((psl_format)(PSL_FORMAT_CSRK + 1)), "?") == 0);
     CHECK(strcmp(psl_format_name((psl_format)-1), "?") == 0);
     CHECK(strcmp(psl_scalar_name((psl_scalar)4), "?") == 0);
     CHECK(strcmp(psl_scalar_name((psl_scalar)-1), "?") == 0);
@@ -141,7 +141,7 @@ TEST(names_invalid)
         CHECK_ST(psl_format_parse(bad[i], &f), PSL_ERR_INVALID_VALUE);
         CHECK_MSG(f == (psl_format)77, "'%s' wrote the output", bad[i]);
         const char *msg = psl_last_error_message();
-        CHECK_MSG(strstr(msg, "csr, sell or packsell") != NULL, "'%s': %s", bad[i], msg);
+        CHECK_MSG(strstr(msg, "csr, sell, packsell or csrk") != NULL, "'%s': %s", bad[i], msg);
     }
     static const char *const bads[] = {"", "fp8", "fp644", "double", "f64", "bf 16", "csr"};
     for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {

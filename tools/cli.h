@@ -81,6 +81,7 @@ psl_status cli_open_matrix(const char *source, psl_matrix **A, double *seconds);
 typedef struct cli_format_args {
     const char *format, *values, *delta_bits, *slice, *sigma, *permute, *overflow;
     const char *precision; /* --precision of --format auto */
+    const char *csrk_k, *csrk_sr, *csrk_ssr; /* --csrk-k, --csrk-sr, --csrk-ssr */
 } cli_format_args;
 
 /* Option-table entries of the format options (put them in a cli_opt[]). */
@@ -88,16 +89,23 @@ typedef struct cli_format_args {
     {"--format", NULL, 1, NULL, 0}, {"--values", NULL, 1, NULL, 0},                  \
         {"--delta-bits", NULL, 1, NULL, 0}, {"--slice", NULL, 1, NULL, 0},           \
         {"--sigma", NULL, 1, NULL, 0}, {"--permute", NULL, 1, NULL, 0},              \
-        {"--overflow", NULL, 1, NULL, 0}, {"--precision", NULL, 1, NULL, 0}
+        {"--overflow", NULL, 1, NULL, 0}, {"--precision", NULL, 1, NULL, 0},        \
+        CLI_CSRK_OPTS
+
+/* Option-table entries of the CSR-k options (part of CLI_FORMAT_OPTS). */
+#define CLI_CSRK_OPTS                                                                \
+    {"--csrk-k", NULL, 1, NULL, 0}, {"--csrk-sr", NULL, 1, NULL, 0},                 \
+        {"--csrk-ssr", NULL, 1, NULL, 0}
 
 /* Help text of the format options. */
 #define CLI_FORMAT_HELP                                                              \
     "Format options:\n"                                                              \
-    "      --format F       csr (default), sell, packsell, or auto: the format\n"    \
+    "      --format F       csr (default), sell, packsell, csrk, or auto: the format\n" \
     "                       `packsell choose` picks for --precision (a cost model of\n" \
     "                       the GPU kernels; --permute/--overflow still apply)\n"    \
     "      --precision P    with --format auto: fp16, fp32 or fp64 values\n"        \
-    "      --values V       csr: fp64 (default) or fp32; sell: fp64 (default), fp32,\n" \
+    "      --values V       csr: fp64 (default) or fp32; csrk: fp64 (default), fp32\n" \
+    "                       or fp16; sell: fp64 (default), fp32,\n"                  \
     "                       fp16 or bf16; packsell: a codec, fp16 (default), bf16,\n" \
     "                       eXmY (e.g. e8m10), or eXm together with --delta-bits\n"   \
     "      --delta-bits D   packsell delta bits; must agree with the codec\n"        \
@@ -106,10 +114,23 @@ typedef struct cli_format_args {
     "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"    \
     "      --permute P      implicit (default) or explicit sigma permutation\n"      \
     "      --overflow O     values beyond the codec range: error (default) or\n"    \
-    "                       saturate\n"
+    "                       saturate\n"                                               \
+    CLI_CSRK_HELP
+
+/* Help text of the CSR-k options. */
+#define CLI_CSRK_HELP                                                                \
+    "      --csrk-k K       csrk levels: 1 (plain CSR), 2 (super-rows) or 3\n"      \
+    "                       (super-rows and super-super-rows; default)\n"           \
+    "      --csrk-sr N      csrk target rows per super-row (k >= 2; default 0: the\n" \
+    "                       CPU tuning model from nnz per row)\n"                    \
+    "      --csrk-ssr M     csrk target super-rows per super-super-row (k = 3;\n"   \
+    "                       default 0: the tuning model)\n"
 
 /* Collect the format options of a parsed table into fa. */
 void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa);
+/* --csrk-k/--csrk-sr/--csrk-ssr of fa into opt (their checks against one
+ * another and k); CLI_OK or CLI_USAGE after printing the error. */
+int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt);
 
 /* Turn format options into convert options (defaults: csr, fp64; packsell
  * values default to fp16; C 32, sigma 256, implicit). Returns CLI_OK, or

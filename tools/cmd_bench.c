@@ -27,6 +27,8 @@
     "cusparse-csr-fp16,cusparse-csr-fp32,cusparse-csr-fp64,"                              \
     "cusparse-sell-fp16,cusparse-sell-fp32,cusparse-sell-fp64,"                           \
     "cusparse-coo-fp16,cusparse-coo-fp32,cusparse-bsr-fp16,cusparse-bsr-fp32"
+/* --format csrk: CSR-k in every value type, with CSR as its peer */
+#define CSRK_KERNELS "csrk-fp64,csrk-fp32,csrk-fp16,csr-fp64,csr-fp32"
 #define MAX_RUNS 1000000
 
 static void usage(void)
@@ -67,9 +69,13 @@ static void usage(void)
            "                       Any FORMAT-VALUES[:VECTORS] works, e.g. sell-bf16,\n"
            "                       packsell-e8m13:fp32 (VECTORS defaults to fp64 for fp64\n"
            "                       values, fp16 for 16-bit values, else fp32).\n"
+           "                       FORMAT csrk takes VALUES fp64, fp32 or fp16 (CPU only).\n"
            "                       cuda also: cusparse-FORMAT-VALUES with FORMAT csr, sell,\n"
            "                       coo or bsr (2x2 and 4x4, the faster kept) and VALUES\n"
            "                       fp16 (FP32 compute), fp32 or fp64; vectors as values\n"
+           "      --format csrk    the kernels " CSRK_KERNELS "\n"
+           "                       (instead of --kernels; CPU only)\n"
+           CLI_CSRK_HELP
            "      --slice C        slice height (default 32)\n"
            "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"
            "      --permute P      implicit (default) or explicit (our kernels)\n"
@@ -155,6 +161,13 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
             return cli_usage_error(cmd, "kernel '%s': values '%s' not available for %s", name,
                                    dash, buf);
         width = k->opt.value_type == PSL_FP64 ? 8 : k->opt.value_type == PSL_FP32 ? 4 : 2;
+    } else if (strcmp(buf, "csrk") == 0) {
+        k->opt.format = PSL_FORMAT_CSRK;
+        if (psl_scalar_parse(dash, &k->opt.value_type) != PSL_OK ||
+            k->opt.value_type == PSL_BF16)
+            return cli_usage_error(cmd, "kernel '%s': values '%s' not available for csrk "
+                                   "(fp64, fp32 or fp16)", name, dash);
+        width = k->opt.value_type == PSL_FP64 ? 8 : k->opt.value_type == PSL_FP32 ? 4 : 2;
     } else if (strcmp(buf, "packsell") == 0) {
         k->opt.format = PSL_FORMAT_PACKSELL;
         psl_status st = psl_codec_parse(dash, &k->opt.codec);
@@ -163,7 +176,8 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
         width = 1 + k->opt.codec.exp_bits + k->opt.codec.man_bits <= 16 ? 2 : 4;
     } else {
         return cli_usage_error(cmd,
-                               "kernel '%s': unknown format '%s' (csr, sell, packsell, cusparse)",
+                               "kernel '%s': unknown format '%s' (csr, sell, packsell, csrk, "
+                               "cusparse)",
                                name, buf);
     }
     k->vec = width == 8 ? PSL_FP64 : width == 4 ? PSL_FP32 : PSL_FP16;
@@ -184,7 +198,8 @@ static int parse(int argc, char **argv, bench_args *a)
                       {"--alpha", NULL, 1, NULL, 0},    {"--beta", NULL, 1, NULL, 0},
                       {"--seed", NULL, 1, NULL, 0},     {"--json", NULL, 1, NULL, 0},
                       {"--scale", NULL, 1, NULL, 0},
-                      {"--max-time", NULL, 1, NULL, 0}};
+                      {"--max-time", NULL, 1, NULL, 0}, {"--format", NULL, 1, NULL, 0},
+                      CLI_CSRK_OPTS};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1] = {DEFAULT_MATRIX};
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
@@ -242,7 +257,7 @@ static int parse(int argc, char **argv, bench_args *a)
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
-    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     fa.slice = cli_find(opts, nopts, "--slice")->value;
     fa.sigma = cli_find(opts, nopts, "--sigma")->value;
     fa.permute = cli_find(opts, nopts, "--permute")->value;
@@ -250,8 +265,26 @@ static int parse(int argc, char **argv, bench_args *a)
     psl_convert_options base;
     if ((rc = cli_format_options(cmd, &fa, &base)) != 0)
         return rc;
+    /* the CSR-k sizes, for the csrk kernels */
+    fa.csrk_k = cli_find(opts, nopts, "--csrk-k")->value;
+    fa.csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
+    fa.csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
+    if ((rc = cli_csrk_options(cmd, &fa, &base)) != 0)
+        return rc;
 
     const char *list = cli_find(opts, nopts, "--kernels")->value;
+    const char *format = cli_find(opts, nopts, "--format")->value;
+    if (format) {
+        if (!cli_same(format, "csrk"))
+            return cli_usage_error(cmd, "--format takes csrk (other formats: --kernels), not "
+                                   "'%s'", format);
+        if (list)
+            return cli_usage_error(cmd, "--format csrk and --kernels exclude each other");
+        if (a->cuda)
+            return cli_usage_error(cmd, "--format csrk: CSR-k has no CUDA kernel yet (use "
+                                   "--device cpu)");
+        list = CSRK_KERNELS;
+    }
     if (!list || strcmp(list, "all") == 0)
         list = a->cuda ? DEFAULT_CUDA_KERNELS : DEFAULT_KERNELS;
     a->nkernels = 0;
@@ -270,9 +303,13 @@ static int parse(int argc, char **argv, bench_args *a)
         if (*p == ',' && *++p == '\0')
             return cli_usage_error(cmd, "bad --kernels list '%s'", list);
     }
-    for (int i = 0; i < a->nkernels; i++)
+    for (int i = 0; i < a->nkernels; i++) {
         if (!a->cuda && a->kernels[i].impl == BENCH_CUSPARSE)
             return cli_usage_error(cmd, "kernel '%s' needs --device cuda", a->kernels[i].name);
+        if (a->cuda && a->kernels[i].opt.format == PSL_FORMAT_CSRK)
+            return cli_usage_error(cmd, "kernel '%s': CSR-k has no CUDA kernel yet (use "
+                                   "--device cpu)", a->kernels[i].name);
+    }
     return CLI_OK;
 }
 

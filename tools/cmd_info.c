@@ -35,7 +35,8 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
                        double conv_s, const psl_choice *chosen)
 {
     char vbuf[32];
-    int sliced = in->format != PSL_FORMAT_CSR, packed = in->format == PSL_FORMAT_PACKSELL;
+    int sliced = in->format == PSL_FORMAT_SELL || in->format == PSL_FORMAT_PACKSELL,
+        packed = in->format == PSL_FORMAT_PACKSELL, csrk = in->format == PSL_FORMAT_CSRK;
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_begin_object(&j, NULL);
@@ -70,6 +71,14 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
         cli_json_null(&j, "words");
         cli_json_null(&j, "dummies");
     }
+    if (csrk) {
+        cli_json_int(&j, "csrk_k", in->csrk_k);
+        cli_json_int(&j, "csrk_super_rows", in->csrk_super_rows);
+        cli_json_int(&j, "csrk_super_super_rows", in->csrk_super_super_rows);
+        cli_json_int(&j, "csrk_overhead_bytes", in->csrk_overhead_bytes);
+        cli_json_double(&j, "csrk_overhead_share",
+                        in->csr_bytes > 0 ? (double)in->csrk_overhead_bytes / in->csr_bytes : 0);
+    }
     cli_json_int(&j, "stored", sliced ? in->stored : in->nnz);
     cli_json_int(&j, "padding", sliced ? in->padding : 0);
     cli_json_int(&j, "underflows", in->underflows);
@@ -96,7 +105,8 @@ static void print_table(const char *source, const psl_matrix_info *in, double lo
                         double conv_s)
 {
     char vbuf[32];
-    int sliced = in->format != PSL_FORMAT_CSR, packed = in->format == PSL_FORMAT_PACKSELL;
+    int sliced = in->format == PSL_FORMAT_SELL || in->format == PSL_FORMAT_PACKSELL,
+        packed = in->format == PSL_FORMAT_PACKSELL, csrk = in->format == PSL_FORMAT_CSRK;
     printf("%-16s %s\n", "matrix", source);
     printf("%-16s %d x %d\n", "size", (int)in->nrows, (int)in->ncols);
     printf("%-16s %lld\n", "nnz", (long long)in->nnz);
@@ -116,6 +126,14 @@ static void print_table(const char *source, const psl_matrix_info *in, double lo
     if (packed)
         printf("%-16s D = %d, %lld dummy words\n", "delta bits", (int)in->delta_bits,
                (long long)in->dummies);
+    if (csrk) {
+        printf("%-16s k = %d, %d super-rows, %d super-super-rows\n", "grouping",
+               (int)in->csrk_k, (int)in->csrk_super_rows, (int)in->csrk_super_super_rows);
+        printf("%-16s %lld bytes (%.4f%% of CSR)\n", "csrk overhead",
+               (long long)in->csrk_overhead_bytes,
+               in->csr_bytes > 0 ? 100.0 * (double)in->csrk_overhead_bytes / in->csr_bytes
+                                 : 0.0);
+    }
     printf("%-16s %lld\n", "underflows", (long long)in->underflows);
     printf("%-16s %lld\n", "bytes", (long long)in->bytes);
     double rs = ratio(in->bytes, in->sell_bytes), rc = ratio(in->bytes, in->csr_bytes);

@@ -88,6 +88,37 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
     fa->permute = cli_find(opts, nopts, "--permute")->value;
     fa->overflow = cli_find(opts, nopts, "--overflow")->value;
     fa->precision = cli_find(opts, nopts, "--precision")->value;
+    fa->csrk_k = cli_find(opts, nopts, "--csrk-k")->value;
+    fa->csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
+    fa->csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
+}
+
+int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
+{
+    long long v;
+    int rc;
+    if (fa->csrk_k) {
+        if ((rc = cli_parse_int(cmd, "--csrk-k", fa->csrk_k, 1, 3, &v)) != 0)
+            return rc;
+        opt->csrk_k = (int32_t)v;
+    }
+    if (fa->csrk_sr) {
+        if ((rc = cli_parse_int(cmd, "--csrk-sr", fa->csrk_sr, 0, INT32_MAX, &v)) != 0)
+            return rc;
+        opt->csrk_sr_rows = (int32_t)v;
+    }
+    if (fa->csrk_ssr) {
+        if ((rc = cli_parse_int(cmd, "--csrk-ssr", fa->csrk_ssr, 0, INT32_MAX, &v)) != 0)
+            return rc;
+        opt->csrk_ssr_srs = (int32_t)v;
+    }
+    if (opt->csrk_k == 1 && fa->csrk_sr)
+        return cli_usage_error(cmd, "--csrk-sr does not apply to --csrk-k 1 (plain CSR has no "
+                               "super-rows)");
+    if (opt->csrk_k < 3 && fa->csrk_ssr)
+        return cli_usage_error(cmd, "--csrk-ssr needs --csrk-k 3 (super-super-rows), not "
+                               "--csrk-k %d", (int)opt->csrk_k);
+    return CLI_OK;
 }
 
 /* --permute and --overflow into opt. */
@@ -124,6 +155,9 @@ static int auto_options(const char *cmd, const cli_format_args *fa, psl_convert_
                       : fa->delta_bits ? "--delta-bits"
                       : fa->slice      ? "--slice"
                       : fa->sigma      ? "--sigma"
+                      : fa->csrk_k     ? "--csrk-k"
+                      : fa->csrk_sr    ? "--csrk-sr"
+                      : fa->csrk_ssr   ? "--csrk-ssr"
                                        : NULL;
     if (bad)
         return cli_usage_error(cmd, "%s does not apply to --format auto (the chooser picks the "
@@ -153,8 +187,29 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
     if (fa->precision)
         return cli_usage_error(cmd, "--precision applies only to --format auto");
     if (psl_format_parse(f, &opt->format) != PSL_OK)
-        return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell, packsell or "
-                               "auto)", f);
+        return cli_usage_error(cmd, "unknown --format '%s' (expected csr, sell, packsell, "
+                               "csrk or auto)", f);
+
+    if (opt->format != PSL_FORMAT_CSRK) {
+        const char *bad = fa->csrk_k    ? "--csrk-k"
+                          : fa->csrk_sr ? "--csrk-sr"
+                          : fa->csrk_ssr ? "--csrk-ssr"
+                                         : NULL;
+        if (bad)
+            return cli_usage_error(cmd, "%s applies only to --format csrk", bad);
+    }
+    if (opt->format == PSL_FORMAT_CSRK) {
+        const char *bad = fa->slice      ? "--slice"
+                          : fa->sigma    ? "--sigma"
+                          : fa->permute  ? "--permute"
+                          : fa->delta_bits ? "--delta-bits"
+                                           : NULL;
+        if (bad)
+            return cli_usage_error(cmd, "%s does not apply to --format csrk", bad);
+        int rc = cli_csrk_options(cmd, fa, opt);
+        if (rc)
+            return rc;
+    }
 
     if (opt->format == PSL_FORMAT_CSR) {
         const char *bad = fa->slice      ? "--slice"
@@ -178,13 +233,18 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
         if (psl_scalar_parse(fa->values, &s) != PSL_OK)
             return cli_usage_error(cmd, "unknown --values '%s' for --format %s (expected %s)",
                                    fa->values, psl_format_name(opt->format),
-                                   opt->format == PSL_FORMAT_CSR ? "fp64 or fp32"
-                                                                 : "fp64, fp32, fp16 or bf16");
+                                   opt->format == PSL_FORMAT_CSR    ? "fp64 or fp32"
+                                   : opt->format == PSL_FORMAT_CSRK ? "fp64, fp32 or fp16"
+                                                                    : "fp64, fp32, fp16 or bf16");
         if (opt->format == PSL_FORMAT_CSR && s != PSL_FP64 && s != PSL_FP32)
             return cli_usage_error(cmd,
                                    "--values %s is not available for --format csr "
-                                   "(use fp64 or fp32, or --format sell/packsell)",
+                                   "(use fp64 or fp32, or --format sell/packsell/csrk)",
                                    fa->values);
+        if (opt->format == PSL_FORMAT_CSRK && s == PSL_BF16)
+            return cli_usage_error(cmd,
+                                   "--values bf16 is not available for --format csrk "
+                                   "(use fp64, fp32 or fp16)");
         opt->value_type = s;
     }
 
@@ -203,7 +263,8 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
             return rc;
         opt->sigma = (int32_t)v;
     }
-    if (opt->format != PSL_FORMAT_CSR && opt->sigma % opt->slice_height != 0)
+    if ((opt->format == PSL_FORMAT_SELL || opt->format == PSL_FORMAT_PACKSELL) &&
+        opt->sigma % opt->slice_height != 0)
         return cli_usage_error(cmd, "--sigma %d must be 0 or a multiple of --slice %d",
                                (int)opt->sigma, (int)opt->slice_height);
     return permute_overflow(cmd, fa, opt);
@@ -222,7 +283,8 @@ psl_status cli_convert(const psl_matrix *src, const psl_convert_options *opt,
 int cli_format_given(const cli_format_args *fa)
 {
     return fa->format || fa->values || fa->delta_bits || fa->slice || fa->sigma ||
-           fa->permute || fa->overflow || fa->precision;
+           fa->permute || fa->overflow || fa->precision || fa->csrk_k || fa->csrk_sr ||
+           fa->csrk_ssr;
 }
 
 int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,

@@ -36,6 +36,12 @@ extern "C" {
  *           stored row i holds original row (i/sigma)*sigma + perm[i].
  *           sigma == 0 means no sorting: perm is NULL, perm_bytes 0 and
  *           stored row i is original row i.
+ * CSR-k:    row_ptr, col_idx, values exactly as CSR (value_type FP64, FP32
+ *           or FP16); C = k (1, 2, 3), nslices = super-rows nsr (k >= 2;
+ *           0 for k = 1), sigma = super-super-rows nssr (k = 3, else 0);
+ *           payload = one int32 array: sr_ptr[nsr+1] (super-row -> first
+ *           row) then, for k = 3, ssr_ptr[nssr+1] (super-super-row -> first
+ *           super-row); NULL for k = 1 (format/csrk/csrk.h).
  * d-block:  PackSELL start columns are uniform within blocks of
  *           psl_dblock(A) = sigma (or C when sigma == 0) stored rows.
  */

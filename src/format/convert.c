@@ -22,6 +22,9 @@ void psl_convert_options_init(psl_convert_options *opt)
     opt->sigma = 256;
     opt->permute = PSL_PERMUTE_IMPLICIT;
     opt->overflow = PSL_OVERFLOW_ERROR;
+    opt->csrk_k = 3;
+    opt->csrk_sr_rows = 0;
+    opt->csrk_ssr_srs = 0;
 }
 
 double psl_load_scalar(const void *arr, psl_scalar t, int64_t k)

@@ -8,7 +8,8 @@
 #define PSL_FORMAT_LIST(X)                  \
     X(PSL_FORMAT_CSR, psl_csr_ops)           \
     X(PSL_FORMAT_SELL, psl_sell_ops)         \
-    X(PSL_FORMAT_PACKSELL, psl_packsell_ops)
+    X(PSL_FORMAT_PACKSELL, psl_packsell_ops) \
+    X(PSL_FORMAT_CSRK, psl_csrk_ops)
 
 #define PSL_FORMAT_DECLARE(value, ops) extern const psl_format_ops ops;
 PSL_FORMAT_LIST(PSL_FORMAT_DECLARE)

@@ -62,6 +62,11 @@
  *             stored), sell_val (7: 8/4/2/2 bytes by value_type, stored)
  *   PackSELL: slice_ptr (4), perm (5; only when sigma > 0), words (8: u32,
  *             stored)
+ *   CSR-k:    row_ptr (1), col_idx (2), values (3: f64, f32 or f16 by
+ *             value_type), then for k >= 2 csrk_ptr (9: i32, sr_ptr's
+ *             nslices+1 entries followed, for k = 3, by ssr_ptr's sigma+1);
+ *             the header's C holds k, nslices the super-rows and sigma the
+ *             super-super-rows
  * Each record is a 24-byte record header followed by the data and zero
  * bytes up to the next multiple of 8 (so that every record starts 8-byte
  * aligned and a future reader may map arrays in place):
@@ -110,7 +115,8 @@ enum {
     PSL_BIN_PERM = 5,
     PSL_BIN_SELL_COL = 6,
     PSL_BIN_SELL_VAL = 7,
-    PSL_BIN_WORDS = 8
+    PSL_BIN_WORDS = 8,
+    PSL_BIN_CSRK_PTR = 9
 };
 
 /* One array of a matrix as it goes to / comes from the file. */

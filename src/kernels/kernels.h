@@ -41,6 +41,8 @@ void psl_ref_packsell_spmv(double alpha, const psl_matrix *A, const void *x, dou
 psl_spmv_fn psl_cpu_csr_select(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_sell_select(psl_scalar value_type, psl_scalar vec_type);
 psl_spmv_fn psl_cpu_packsell_select(psl_codec codec, psl_scalar vec_type);
+/* CSR-k (format/csrk/): FP64, FP32 or FP16 values, every vector type. */
+psl_spmv_fn psl_cpu_csrk_select(psl_scalar value_type, psl_scalar vec_type);
 /* Instruction set of the OpenMP SELL/PackSELL kernels, best last. */
 typedef enum psl_isa { PSL_ISA_GENERIC, PSL_ISA_AVX2, PSL_ISA_AVX512 } psl_isa;
 /* The best instruction set this CPU supports (detected once per process),
