@@ -512,6 +512,8 @@ TEST(spec_errors)
         {"random:2147483647:2147483647", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
         {"banded:2147483647:99999999999:99999999999", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
         {"powerlaw:2147483647:1e300:2", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        /* 2e15 nonzeros, 26 PB: refused before any work by the memory guard */
+        {"random:2147483647:1000000", PSL_ERR_OUT_OF_MEMORY, "needs about"},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         psl_gen_csr c = {7, 7, (int64_t *)1, (int32_t *)1, (double *)1};

@@ -18,15 +18,22 @@ static psl_status read_text(psl_matrix **A, const char *data, size_t len)
     psl_mm_coo coo;
     double t0 = psl_wall_seconds();
     PSL_TRY(psl_mm_parse_header(data, len, &h));
-    /* the entries (16 B each), the CSR (12 B a stored nonzero, mirrors
-     * included) and its row pointers with one histogram (16 B a row) */
-    double stored = (double)h.entries * (h.symmetry != PSL_MM_GENERAL ? 2.0 : 1.0);
+    /* Memory, checked before each allocation that grows with the header:
+     * the entries (16 B each; the text holds at most len/2 of them, a digit
+     * and a separator each, so a size line larger than its file is left to
+     * the parser's count), then the CSR (12 B a stored nonzero, mirrors
+     * included) with its row pointers and one histogram (16 B a row). */
     char what[160];
     snprintf(what, sizeof what, "reading a %d x %d Matrix Market matrix of %lld entries",
              (int)h.nrows, (int)h.ncols, (long long)h.entries);
-    PSL_TRY(psl_memory_check(16.0 * (double)h.entries + 12.0 * stored +
-                                 16.0 * ((double)h.nrows + 1.0), what));
+    PSL_TRY(psl_memory_check(16.0 * fmin((double)h.entries, (double)len / 2.0), what));
     PSL_TRY(psl_mm_parse_entries(data, len, &h, &coo));
+    double stored = (double)coo.n * (h.symmetry != PSL_MM_GENERAL ? 2.0 : 1.0);
+    psl_status mst = psl_memory_check(12.0 * stored + 16.0 * ((double)h.nrows + 1.0), what);
+    if (mst != PSL_OK) {
+        psl_mm_coo_free(&coo);
+        return mst;
+    }
     double t1 = psl_wall_seconds();
     psl_status st = psl_mm_build_csr(A, h.nrows, h.ncols, &coo, h.symmetry != PSL_MM_GENERAL,
                                      h.symmetry == PSL_MM_SKEW ? -1.0 : 1.0,
