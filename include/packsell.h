@@ -345,7 +345,10 @@ typedef struct psl_convert_options {
     psl_overflow overflow;    /* codec overflow policy (SELL FP16/BF16 too) */
     /* CSR-k (format PSL_FORMAT_CSRK; value_type FP64, FP32 or FP16): */
     int32_t csrk_k;           /* levels: 1 (plain CSR), 2 (super-rows) or 3
-                                 (super-rows and super-super-rows); default 3 */
+                                 (super-rows and super-super-rows); default 3.
+                                 A level that would hold one group is left
+                                 implicit: the matrix then has fewer levels
+                                 (psl_matrix_info.csrk_k says how many) */
     int32_t csrk_sr_rows;     /* target rows per super-row, >= 1; 0: from the
                                  tuning model (psl_csrk_model_sizes) */
     int32_t csrk_ssr_srs;     /* target super-rows per super-super-row (k = 3),
@@ -454,7 +457,7 @@ typedef struct psl_matrix_info {
     int64_t sell_bytes;      /* bytes of the equivalent SELL */
     int64_t csr_bytes;       /* bytes of the equivalent CSR */
     /* CSR-k (0 for the other formats): */
-    int32_t csrk_k;          /* levels, 1, 2 or 3 */
+    int32_t csrk_k;          /* levels stored, 1, 2 or 3 (at most those asked for) */
     int32_t csrk_super_rows; /* super-rows nsr (0 for k = 1) */
     int32_t csrk_super_super_rows; /* super-super-rows nssr (k = 3) */
     int64_t csrk_overhead_bytes;   /* bytes of sr_ptr and ssr_ptr: bytes - csr_bytes */

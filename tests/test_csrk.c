@@ -102,9 +102,11 @@ static void check_level(const char *what, const int32_t *first, int32_t ng, int3
     }
 }
 
-/* The grouping of a CSR-k matrix built with sizes sr, ssr (the model's
- * when 0) against its own row pointers. */
-static void check_grouping(const char *label, const psl_matrix *A, int32_t sr, int32_t ssr)
+/* The grouping of a CSR-k matrix built for kreq levels with sizes sr, ssr
+ * (the model's for kreq when 0) against its own row pointers; a level of
+ * one group is left implicit, so the matrix may have fewer levels. */
+static void check_grouping(const char *label, const psl_matrix *A, int32_t kreq, int32_t sr,
+                           int32_t ssr)
 {
     int32_t k, nsr, nssr;
     const int64_t *rp;
@@ -113,7 +115,8 @@ static void check_grouping(const char *label, const psl_matrix *A, int32_t sr, i
     psl_matrix_info in;
     CHECK_OK(psl_matrix_get_info(A, &in));
     int32_t m_sr = 0, m_ssr = 0;
-    CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, k, in.mean_row_nnz, &m_sr, &m_ssr));
+    CHECK_MSG(k <= kreq, "%s: %d levels, %d asked for", label, (int)k, (int)kreq);
+    CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, kreq, in.mean_row_nnz, &m_sr, &m_ssr));
     sr = sr ? sr : m_sr;
     ssr = ssr ? ssr : m_ssr;
     CHECK(in.csrk_k == k && in.csrk_super_rows == nsr && in.csrk_super_super_rows == nssr);
@@ -234,7 +237,7 @@ static void check_all(const char *label, const psl_matrix *src, int overhead)
                 continue;
             char l[160];
             snprintf(l, sizeof l, "%s k=%d %s", label, (int)k, psl_scalar_name(val_types[v]));
-            check_grouping(l, A, 0, 0);
+            check_grouping(l, A, k, 0, 0);
             if (overhead)
                 check_overhead(l, A);
             check_spmv(l, A);
@@ -280,7 +283,7 @@ TEST(generated_matrices)
                 continue;
             char l[96];
             snprintf(l, sizeof l, "%s sr %d ssr %d", specs[i], (int)sz[j][1], (int)sz[j][2]);
-            check_grouping(l, A, sz[j][1], sz[j][2]);
+            check_grouping(l, A, sz[j][0], sz[j][1], sz[j][2]);
             check_spmv(l, A);
             psl_matrix_destroy(&A);
         }
@@ -722,7 +725,7 @@ TEST(out_of_memory)
                       (long long)n, psl_status_string(st));
             CHECK((st == PSL_OK) == (A != NULL));
             if (st == PSL_OK) {
-                check_grouping("oom", A, 0, 0);
+                check_grouping("oom", A, k, 0, 0);
                 ok = 1;
             }
             psl_matrix_destroy(&A);
@@ -827,7 +830,7 @@ TEST(command_line)
     psl_matrix *A = NULL;
     CHECK_OK(psl_matrix_load(&A, bin));
     if (A) {
-        check_grouping("converted file", A, 5, 3);
+        check_grouping("converted file", A, 3, 5, 3);
         psl_matrix_info in;
         CHECK_OK(psl_matrix_get_info(A, &in));
         CHECK(in.format == PSL_FORMAT_CSRK && in.csrk_k == 3);

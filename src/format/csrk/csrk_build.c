@@ -49,10 +49,15 @@ static psl_status sizes(const psl_matrix *src, const psl_convert_options *opt, i
     return PSL_OK;
 }
 
-/* The pointer array of k levels over row_ptr (n rows) with sizes sr, ssr:
- * *out (NULL for k = 1; the caller's to free), *nsr, *nssr. */
+/* The pointer array of up to k levels over row_ptr (n rows) with sizes sr,
+ * ssr: *out (NULL for one level; the caller's to free), *nsr, *nssr, and in
+ * *k_out the levels kept: a level of one group says nothing its parent does
+ * not and is left implicit (k = 3 with one super-super-row is stored as
+ * k = 2, one super-row as k = 1), so a small matrix pays no pointer it does
+ * not need. */
 static psl_status pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr,
-                           int32_t ssr, int32_t **out, int32_t *nsr_out, int32_t *nssr_out)
+                           int32_t ssr, int32_t **out, int32_t *nsr_out, int32_t *nssr_out,
+                           int32_t *k_out)
 {
     int32_t *first = NULL, *second = NULL, *p = NULL;
     int64_t *cum = NULL;
@@ -75,6 +80,10 @@ static psl_status pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t
             cum[j] = row_ptr[first[j]];
         nssr = psl_csrk_group(nsr, cum, ssr, second);
     }
+    if (k == 3 && nssr <= 1)
+        k = 2, nssr = 0;
+    if (k == 2 && nsr <= 1)
+        k = 1, nsr = 0;
     const int64_t cnt = psl_csrk_ptr_count(k, nsr, nssr);
     if (cnt > 0) {
         if ((st = psl_alloc((void **)&p, (size_t)cnt, sizeof *p, "CSR-k pointer arrays")) !=
@@ -87,6 +96,7 @@ static psl_status pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t
     *out = p;
     *nsr_out = nsr;
     *nssr_out = nssr;
+    *k_out = k;
 done:
     free(first);
     free(second);
@@ -97,8 +107,8 @@ done:
 psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
                           const psl_convert_options *opt, bool dry)
 {
-    const int32_t n = src->nrows, k = opt->csrk_k;
-    int32_t sr, ssr, nsr = 0, nssr = 0;
+    const int32_t n = src->nrows;
+    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k;
     PSL_TRY(sizes(src, opt, &sr, &ssr));
     psl_convert_options copt = *opt;
     copt.format = PSL_FORMAT_CSR;
@@ -106,7 +116,7 @@ psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
     int32_t *p = NULL;
     psl_status st;
     PSL_TRY(psl_csr_build(&A, src, &copt, dry));
-    if ((st = pointers(n, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr)) != PSL_OK) {
+    if ((st = pointers(n, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k)) != PSL_OK) {
         psl_matrix_destroy(&A);
         return st;
     }
@@ -124,9 +134,9 @@ psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
 psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *opt,
                              psl_matrix_info *info)
 {
-    int32_t sr, ssr, nsr = 0, nssr = 0, *p = NULL;
+    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
     PSL_TRY(sizes(src, opt, &sr, &ssr));
-    PSL_TRY(pointers(src->nrows, src->row_ptr, opt->csrk_k, sr, ssr, &p, &nsr, &nssr));
+    PSL_TRY(pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
     free(p);
     psl_status st = psl_matrix_get_info(src, info);
     if (st != PSL_OK)
@@ -136,10 +146,10 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     info->format = PSL_FORMAT_CSRK;
     info->value_type = opt->value_type;
     info->csr_bytes = csr;
-    info->csrk_k = opt->csrk_k;
+    info->csrk_k = k;
     info->csrk_super_rows = nsr;
     info->csrk_super_super_rows = nssr;
-    info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(opt->csrk_k, nsr, nssr);
+    info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(k, nsr, nssr);
     info->bytes = csr + info->csrk_overhead_bytes;
     return PSL_OK;
 }
