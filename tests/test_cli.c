@@ -666,12 +666,36 @@ TEST(runtime_errors_exit_1)
     CHECK_MSG(strstr(err_text, "packsell info: ") == err_text &&
                   strstr(err_text, "does-not-exist.mtx"),
               "%s", err_text);
-    CHECK(run("info gen:lap2d:4 --format packsell --values e9m30") == 1);
-    CHECK(strstr(err_text, "packsell info: ") == err_text);
-    CHECK(run("info gen:lap2d:4 --format packsell --values nonsense") == 1);
+    /* option values that cannot apply are usage errors (exit 2) */
+    CHECK(run("info gen:lap2d:4 --format packsell --values e9m30") == 2);
+    CHECK(strstr(err_text, "packsell info: --values e9m30") == err_text);
+    CHECK(run("info gen:lap2d:4 --format packsell --values nonsense") == 2);
     CHECK(strstr(err_text, "nonsense"));
-    CHECK(run("info gen:lap2d:4 --format packsell --values e8m10 --delta-bits 10") == 1);
+    CHECK(run("info gen:lap2d:4 --format packsell --values e8m10 --delta-bits 10") == 2);
     CHECK(strstr(err_text, "--delta-bits") && strstr(err_text, "12"));
+    CHECK(run("convert gen:lap2d:4 --format packsell --values fp16 --delta-bits 1 -o '%s'",
+              tmp("d1.psl")) == 2);
+    /* outputs are checked before the work, and nothing is written */
+    CHECK(run("bench gen:lap2d:4 --device cpu --json '%s/no/such/dir/b.json'", tmp("")) == 1);
+    CHECK_MSG(strstr(err_text, "does not exist") && !strstr(out_text, "csr-fp64"), "%s",
+              err_text);
+    CHECK(run("convert gen:lap2d:4 -o '%s'", tmp("")) == 1);
+    CHECK_MSG(strstr(err_text, "not a regular file (a folder)"), "%s", err_text);
+    CHECK(run("gen lap2d:4 -o /dev/null") == 1);
+    CHECK_MSG(strstr(err_text, "(a device)"), "%s", err_text);
+    CHECK(run("solve gen:lap2d:4 --history '%s/no/dir/h.csv'", tmp("")) == 1);
+    CHECK(strstr(err_text, "--history"));
+    /* the FP16 overflow hint names the command's option, not the library's constant */
+    const char *big16 = tmp("big16.mtx");
+    FILE *bf = fopen(big16, "w");
+    CHECK(bf != NULL);
+    if (bf) {
+        fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1e6\n", bf);
+        fclose(bf);
+    }
+    CHECK(run("convert '%s' --format sell --values fp16 -o '%s'", big16, tmp("b16.psl")) == 1);
+    CHECK_MSG(strstr(err_text, "--overflow saturate") && !strstr(err_text, "PSL_OVERFLOW"), "%s",
+              err_text);
     CHECK(run("gen hpcg:x:1 -o '%s'", tmp("bad.mtx")) == 1);
     CHECK(strstr(err_text, "packsell gen: ") == err_text);
 

@@ -44,6 +44,14 @@ int cli_lib_error(const char *cmd, psl_status st)
     const char *msg = psl_last_error_message();
     if (!msg || !msg[0])
         msg = psl_status_string(st);
+    /* the library's hints name its constants; the command's user has options */
+    static const char *const hints[][2] = {{"PSL_OVERFLOW_SATURATE", "--overflow saturate"}};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        const char *at = strstr(msg, hints[i][0]);
+        if (at)
+            return cli_error(cmd, "%.*s%s%s", (int)(at - msg), msg, hints[i][1],
+                             at + strlen(hints[i][0]));
+    }
     return cli_error(cmd, "%s", msg);
 }
 

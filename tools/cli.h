@@ -184,6 +184,12 @@ const char *cli_values_name(const psl_matrix_info *info, char *buf, size_t len);
  * CUDA and a device is present. Prints the error; returns CLI_OK, CLI_USAGE
  * or CLI_RUNTIME. */
 int cli_check_device(const char *cmd, const char *device);
+
+/* Before the work: the output `path` of option `opt` (NULL: none) can be
+ * written: its folder exists and is writable, and the path, if it exists,
+ * is a regular file (a folder, device, FIFO or socket is refused). CLI_OK,
+ * or 1 after printing the error (nothing is created). */
+int cli_check_output(const char *cmd, const char *opt, const char *path);
 /* True for --device cuda (any case). */
 int cli_device_is_cuda(const char *device);
 /* y = alpha*A*x + beta*y on the CUDA device (--device cuda): x, y host

@@ -208,6 +208,8 @@ static int parse(int argc, char **argv, bench_args *a)
     memset(a, 0, sizeof *a);
     a->matrix = npos ? pos[0] : DEFAULT_MATRIX;
     a->json = cli_find(opts, nopts, "--json")->value;
+    if ((rc = cli_check_output(cmd, "--json", a->json)) != 0)
+        return rc;
     a->device = cli_find(opts, nopts, "--device")->value;
     /* "cuda" is checked for availability later (cmd_bench), after the whole
      * command line has been checked; anything else goes to the shared check */

@@ -34,6 +34,8 @@ int cmd_convert(int argc, char **argv)
     const char *out = cli_find(opts, nopts, "--output")->value;
     if (!out)
         return cli_usage_error(cmd, "missing -o FILE");
+    if ((rc = cli_check_output(cmd, "-o", out)) != 0)
+        return rc;
     cli_format_args fa;
     psl_convert_options opt;
     cli_format_args_get(opts, nopts, &fa);

@@ -42,6 +42,8 @@ int cmd_gen(int argc, char **argv)
     const char *out = cli_find(opts, nopts, "--output")->value;
     if (!out)
         return cli_usage_error(cmd, "missing -o FILE");
+    if ((rc = cli_check_output(cmd, "-o", out)) != 0)
+        return rc;
     int binary = cli_find(opts, nopts, "--binary")->present > 0;
 
     psl_matrix *A = NULL;

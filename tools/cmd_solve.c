@@ -266,6 +266,9 @@ static int parse(int argc, char **argv, solve_args *a)
     a->out = OPT("--output");
     a->json = OPT("--json");
     a->history = OPT("--history");
+    if ((rc = cli_check_output(cmd, "-o", a->out)) || (rc = cli_check_output(cmd, "--json", a->json)) ||
+        (rc = cli_check_output(cmd, "--history", a->history)))
+        return rc;
     /* the outer matrix's storage (default FP64 CSR) */
     cli_format_args fa;
     cli_format_args_get(opts, nopts, &fa);

@@ -106,6 +106,8 @@ static int parse(int argc, char **argv, spmv_args *a)
     a->device = cli_find(opts, nopts, "--device")->value;
     if (!a->xspec)
         return cli_usage_error(cmd, "missing --x XFILE (or --x ones, --x random[:SEED])");
+    if ((rc = cli_check_output(cmd, "-o", a->out)) != 0)
+        return rc;
     if (!a->out)
         return cli_usage_error(cmd, "missing -o YFILE");
     const char *v = cli_find(opts, nopts, "--vectors")->value;

@@ -5,6 +5,9 @@
  */
 #include "cli.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +61,22 @@ static int packsell_codec(const char *cmd, const char *values, const char *dbits
         char name[48];
         snprintf(name, sizeof name, "e%dm%lld", x, 30 - x - d);
         if (30 - x - d < 0)
-            return cli_error(cmd, "--values %s with --delta-bits %lld leaves %lld mantissa bits",
-                             values, d, 30 - x - d);
+            return cli_usage_error(cmd,
+                                   "--values %s with --delta-bits %lld leaves %lld mantissa bits",
+                                   values, d, 30 - x - d);
         psl_status st = psl_codec_parse(name, codec);
-        return st == PSL_OK ? CLI_OK : cli_lib_error(cmd, st);
+        return st == PSL_OK ? CLI_OK
+                            : cli_usage_error(cmd, "--values %s with --delta-bits %lld: %s",
+                                              values, d, psl_last_error_message());
     }
+    /* an option value that cannot apply is a usage error (exit 2) */
     psl_status st = psl_codec_parse(values, codec);
     if (st != PSL_OK)
-        return cli_lib_error(cmd, st);
+        return cli_usage_error(cmd, "--values %s: %s", values, psl_last_error_message());
     if (d >= 0 && psl_codec_delta_bits(*codec) != d) {
         char name[32];
         psl_codec_name(*codec, name, sizeof name);
-        return cli_error(cmd,
+        return cli_usage_error(cmd,
                          "--delta-bits %lld does not match --values %s, which leaves D = %d "
                          "delta bits (use e%dm with --delta-bits, or e%dm%lld)",
                          d, name, (int)psl_codec_delta_bits(*codec), (int)codec->exp_bits,
@@ -330,6 +337,35 @@ fail:
 }
 
 int cli_device_is_cuda(const char *device) { return device && cli_same(device, "cuda"); }
+
+int cli_check_output(const char *cmd, const char *opt, const char *path)
+{
+    if (!path)
+        return CLI_OK;
+    if (!path[0])
+        return cli_usage_error(cmd, "%s: an empty file name", opt);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return cli_error(cmd, "%s '%s' exists and is not a regular file (%s); not written", opt,
+                         path,
+                         S_ISDIR(sb.st_mode)    ? "a folder"
+                         : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                         : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                                                                       : "not a file");
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cli_error(cmd, "%s '%s': the folder '%s' does not exist", opt, path, dir);
+    if (access(dir, W_OK) != 0)
+        return cli_error(cmd, "%s '%s': the folder '%s' is not writable", opt, path, dir);
+    return CLI_OK;
+}
 
 int cli_check_device(const char *cmd, const char *device)
 {
