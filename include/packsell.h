@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -738,6 +739,27 @@ psl_status psl_mm_write(const psl_matrix *A, const char *path);
 psl_status psl_mm_read_vector(const char *path, double **x, int64_t *n);
 /* Write a dense vector as a Matrix Market array (%.17g). */
 psl_status psl_mm_write_vector(const char *path, const double *x, int64_t n);
+
+/* How every writer of the library (psl_mm_write, psl_mm_write_vector,
+ * psl_matrix_save) treats its path: the data go to a temporary file beside
+ * the target, renamed over it only when flushed, synced and closed, so a
+ * failed or interrupted write leaves the target as it was. A symbolic link
+ * is followed (the file it names is replaced; the link stays); a FIFO is
+ * written to as a stream; a path that exists and is any other non-regular
+ * file (a folder, a device) is refused with PSL_ERR_IO before anything is
+ * written. The same for a program's own text output: */
+typedef struct psl_output psl_output;
+/* Begin writing path: *out the handle, *f the stream to write to. Errors as
+ * above; then *out and *f are NULL and nothing was created. */
+psl_status psl_output_begin(psl_output **out, const char *path, FILE **f);
+/* Finish: flush, sync, close and rename over the target (PSL_ERR_IO naming
+ * the file on failure, the target untouched). *out is released and NULL. */
+psl_status psl_output_commit(psl_output **out);
+/* Abandon the write: the temporary is removed. *out is released and NULL. */
+void psl_output_cancel(psl_output **out);
+/* Remove the temporary files of every write in progress. Async-signal-safe:
+ * for a SIGINT/SIGTERM handler, which then ends the program. */
+void psl_output_remove_temporaries(void);
 
 /* Save any matrix in libpacksell's versioned binary format (with CRC-32). */
 psl_status psl_matrix_save(const psl_matrix *A, const char *path);

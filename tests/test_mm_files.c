@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef _OPENMP
@@ -372,12 +373,27 @@ TEST(io_errors)
     A = mm_from_string("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
     CHECK_ST(psl_mm_write(A, tmp_path("no/such/dir.mtx")), PSL_ERR_IO);
     CHECK(strstr(psl_last_error_message(), "No such file") != NULL);
+    /* a device is never written to (nor replaced by a file) */
     if (access("/dev/full", W_OK) == 0) {
         CHECK_ST(psl_mm_write(A, "/dev/full"), PSL_ERR_IO);
-        CHECK(strstr(psl_last_error_message(), "No space") != NULL);
+        CHECK(strstr(psl_last_error_message(), "not a regular file (a device)") != NULL);
         double x[3] = {1, 2, 3};
         CHECK_ST(psl_mm_write_vector("/dev/full", x, 3), PSL_ERR_IO);
     }
+    /* a folder is refused; a link is followed (the file it names replaced,
+     * the link kept); a failed write leaves the target as it was */
+    CHECK_ST(psl_mm_write(A, tmpdir), PSL_ERR_IO);
+    CHECK(strstr(psl_last_error_message(), "(a folder)") != NULL);
+    spill(tmp_path("old.mtx"), "old", 3);
+    unlink(tmp_path("link.mtx"));
+    CHECK(symlink(tmp_path("old.mtx"), tmp_path("link.mtx")) == 0);
+    CHECK_OK(psl_mm_write(A, tmp_path("link.mtx")));
+    struct stat lsb;
+    CHECK(lstat(tmp_path("link.mtx"), &lsb) == 0 && S_ISLNK(lsb.st_mode));
+    psl_matrix *B = NULL;
+    CHECK_OK(psl_mm_read(&B, tmp_path("old.mtx"))); /* the link's target now holds A */
+    psl_matrix_destroy(&B);
+    CHECK_ST(psl_matrix_save(A, tmp_path("no/such/dir.psl")), PSL_ERR_IO);
     CHECK_ST(psl_mm_write(NULL, tmp_path("x.mtx")), PSL_ERR_NULL_POINTER);
     CHECK_ST(psl_mm_write(A, NULL), PSL_ERR_NULL_POINTER);
     psl_matrix_destroy(&A);

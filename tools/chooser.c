@@ -179,9 +179,11 @@ static void usage(void)
 static int write_json(const char *cmd, const char *path, const char *source,
                       const psl_choice *ch, int n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cli_error(cmd, "cannot open '%s' for writing", path);
+    FILE *f = NULL;
+    psl_output *out = NULL;
+    psl_status ost = psl_output_begin(&out, path, &f);
+    if (ost != PSL_OK)
+        return cli_lib_error(cmd, ost);
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
@@ -199,10 +201,12 @@ static int write_json(const char *cmd, const char *path, const char *source,
     cli_json_end_array(&j);
     cli_json_end_object(&j);
     fputc('\n', f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
+    if (ferror(f)) {
+        psl_output_cancel(&out);
         return cli_error(cmd, "error writing '%s'", path);
-    return CLI_OK;
+    }
+    ost = psl_output_commit(&out);
+    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
 }
 
 int cmd_choose(int argc, char **argv)

@@ -187,8 +187,9 @@ int cli_check_device(const char *cmd, const char *device);
 
 /* Before the work: the output `path` of option `opt` (NULL: none) can be
  * written: its folder exists and is writable, and the path, if it exists,
- * is a regular file (a folder, device, FIFO or socket is refused). CLI_OK,
- * or 1 after printing the error (nothing is created). */
+ * is a regular file (through a link) or a FIFO (streamed to); a folder,
+ * device or socket is refused. CLI_OK, or 1 after printing the error
+ * (nothing is created). The write itself goes through psl_output_begin. */
 int cli_check_output(const char *cmd, const char *opt, const char *path);
 /* True for --device cuda (any case). */
 int cli_device_is_cuda(const char *device);

@@ -587,9 +587,11 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
                       const bench_result *res, double load_s, const bench_device *dev,
                       const bench_auto *au)
 {
-    FILE *f = fopen(a->json, "w");
-    if (!f)
-        return cli_error(cmd, "cannot open '%s' for writing", a->json);
+    FILE *f = NULL;
+    psl_output *out = NULL;
+    psl_status ost = psl_output_begin(&out, a->json, &f);
+    if (ost != PSL_OK)
+        return cli_lib_error(cmd, ost);
     char date[64] = "", host[256] = "";
     time_t now = time(NULL);
     struct tm tmv;
@@ -699,10 +701,12 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
         bench_auto_json(&j, a, res, au);
     cli_json_end_array(&j);
     cli_json_end_object(&j);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
+    if (ferror(f)) {
+        psl_output_cancel(&out);
         return cli_error(cmd, "error writing '%s'", a->json);
-    return CLI_OK;
+    }
+    ost = psl_output_commit(&out);
+    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
 }
 
 /* Time every kernel on the device of a; failures go into res. */

@@ -395,24 +395,31 @@ static int sdainv_cache(const char *cmd, const solve_args *a, const psl_matrix *
 
 static int write_history(const char *cmd, const char *path, const monitor_state *m)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cli_error(cmd, "cannot write --history '%s'", path);
+    FILE *f = NULL;
+    psl_output *out = NULL;
+    psl_status ost = psl_output_begin(&out, path, &f);
+    if (ost != PSL_OK)
+        return cli_lib_error(cmd, ost);
     fprintf(f, "iteration,relres\n");
     for (int64_t i = 0; i < m->n; i++)
         fprintf(f, "%d,%.17g\n", m->iter[i], m->relres[i]);
-    if (fclose(f) != 0)
+    if (ferror(f)) {
+        psl_output_cancel(&out);
         return cli_error(cmd, "cannot write --history '%s'", path);
-    return CLI_OK;
+    }
+    ost = psl_output_commit(&out);
+    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
 }
 
 static int write_json(const char *cmd, const solve_args *a, const psl_matrix_info *info,
                       const psl_solve_report *r, const char *status, int cache_loaded,
                       double cache_s)
 {
-    FILE *f = fopen(a->json, "w");
-    if (!f)
-        return cli_error(cmd, "cannot write --json '%s'", a->json);
+    FILE *f = NULL;
+    psl_output *out = NULL;
+    psl_status ost = psl_output_begin(&out, a->json, &f);
+    if (ost != PSL_OK)
+        return cli_lib_error(cmd, ost);
     const psl_solve_config *c = &a->cfg;
     cli_json j;
     cli_json_init(&j, f);
@@ -485,9 +492,12 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
                     r->result.iterations > 0 ? r->solve_seconds / r->result.iterations : NAN);
     cli_json_end_object(&j);
     fputc('\n', f);
-    if (fclose(f) != 0)
+    if (ferror(f)) {
+        psl_output_cancel(&out);
         return cli_error(cmd, "cannot write --json '%s'", a->json);
-    return CLI_OK;
+    }
+    ost = psl_output_commit(&out);
+    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
 }
 
 int cmd_solve(int argc, char **argv)

@@ -345,11 +345,12 @@ int cli_check_output(const char *cmd, const char *opt, const char *path)
     if (!path[0])
         return cli_usage_error(cmd, "%s: an empty file name", opt);
     struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode))
+        return CLI_OK; /* written to as a stream (psl_output_begin) */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return cli_error(cmd, "%s '%s' exists and is not a regular file (%s); not written", opt,
                          path,
-                         S_ISDIR(sb.st_mode)    ? "a folder"
-                         : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                         S_ISDIR(sb.st_mode) ? "a folder"
                          : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
                                                                        : "not a file");
     char dir[4096];

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
 
 typedef struct command {
@@ -41,8 +42,20 @@ static void usage(FILE *f)
             "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the temporary files of unfinished writes go,
+ * then the default action ends the program as the signal says. */
+static void on_signal(int sig)
+{
+    psl_output_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv)
 {
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

@@ -1,15 +1,16 @@
 /*
  * binfile_write.c -- psl_matrix_save: writes a matrix in the binary layout
- * of binfile_format.h. The file is written under a temporary name next to
- * the target and renamed over it only after everything (data, fflush,
- * fsync, fclose) succeeded, so a failed save never leaves a truncated file
- * at the target path. Also the helpers the reader shares: the array list of
+ * of binfile_format.h through the library's output (io/outfile.h): under a
+ * temporary name next to the target, renamed over it only after everything
+ * (data, fflush, fsync, fclose) succeeded, so a failed save never leaves a
+ * truncated file at the target path. Also the helpers the reader shares: the array list of
  * a format (from the table of formats) and the parallel CRC-32.
  */
 #define _POSIX_C_SOURCE 200809L /* open, fdopen, fsync, getpid */
 
 #include "format/format_ops.h"
 #include "io/binfile_format.h"
+#include "io/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,7 +154,6 @@ static psl_status check_arrays(const psl_matrix *A)
 
 psl_status psl_matrix_save(const psl_matrix *A, const char *path)
 {
-    static atomic_uint counter;
     PSL_TRY(psl_matrix_check(A));
     if (!path)
         return psl_error(PSL_ERR_NULL_POINTER, "path is NULL");
@@ -162,53 +162,12 @@ psl_status psl_matrix_save(const psl_matrix *A, const char *path)
                          "binary matrix files are little-endian; saving on a big-endian "
                          "host is not supported");
     PSL_TRY(check_arrays(A));
-
-    psl_status st = PSL_OK;
-    FILE *f = NULL;
-    char *tmp = NULL;
-    int fd = -1;
-    size_t len = strlen(path) + 64;
-    st = psl_alloc((void **)&tmp, len, 1, "temporary file name");
-    if (st != PSL_OK)
-        return st;
-    snprintf(tmp, len, "%s.tmp%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        st = psl_error(PSL_ERR_IO, "cannot create '%s' (temporary file for '%s'): %s", tmp,
-                       path, strerror(errno));
-        free(tmp);
+    psl_out_file o;
+    PSL_TRY(psl_out_open(&o, path));
+    psl_status st = write_body(A, o.f, o.tmp ? o.tmp : o.target);
+    if (st != PSL_OK) {
+        psl_out_abort(&o);
         return st;
     }
-    f = fdopen(fd, "wb");
-    if (!f) {
-        st = psl_error(PSL_ERR_IO, "cannot open '%s' for writing: %s", tmp, strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    st = write_body(A, f, tmp);
-    if (st != PSL_OK)
-        goto fail;
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        st = psl_error(PSL_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-        goto fail;
-    }
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0) {
-        st = psl_error(PSL_ERR_IO, "cannot close '%s': %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        st = psl_error(PSL_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        goto fail;
-    }
-    free(tmp);
-    return PSL_OK;
-
-fail:
-    if (f)
-        fclose(f);
-    remove(tmp);
-    free(tmp);
-    return st;
+    return psl_out_commit(&o);
 }

@@ -9,6 +9,7 @@
  */
 #include "format/format.h"
 #include "mm_internal.h"
+#include "io/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,23 +127,24 @@ done:
     return st;
 }
 
-/* Open, write header and entries, close; every failure is PSL_ERR_IO. */
+/* Header and entries through the library's output (outfile.h: a temporary
+ * renamed over path when complete); every failure is PSL_ERR_IO and leaves
+ * path as it was. */
 static psl_status write_file(const char *path, const char *header, int64_t total,
                              format_fn fmt, const void *ctx)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return psl_error(PSL_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
+    psl_out_file o;
+    PSL_TRY(psl_out_open(&o, path));
     psl_status st = PSL_OK;
-    if (fputs(header, f) == EOF)
+    if (fputs(header, o.f) == EOF)
         st = psl_error(PSL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     if (!st)
-        st = write_entries(f, path, total, fmt, ctx);
-    if (!st && fflush(f) != 0)
-        st = psl_error(PSL_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    if (fclose(f) != 0 && !st)
-        st = psl_error(PSL_ERR_IO, "cannot close '%s': %s", path, strerror(errno));
-    return st;
+        st = write_entries(o.f, path, total, fmt, ctx);
+    if (st) {
+        psl_out_abort(&o);
+        return st;
+    }
+    return psl_out_commit(&o);
 }
 
 psl_status psl_mm_write(const psl_matrix *A, const char *path)
