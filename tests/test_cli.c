@@ -421,6 +421,43 @@ done:
     free(x);
 }
 
+/* convert exports any format as Matrix Market (by extension or option):
+ * the decoded values, read back as the same matrix. */
+TEST(convert_to_matrix_market)
+{
+    CHECK(run("convert gen:hpcg:3:3:3 --format packsell --values fp16 -o '%s'", tmp("o.mtx")) == 0);
+    CHECK(strstr(out_text, "as Matrix Market"));
+    psl_matrix *A = NULL, *B = NULL, *P = NULL;
+    CHECK_OK(psl_mm_read(&A, tmp("o.mtx")));
+    CHECK_OK(psl_generate(&B, "gen:hpcg:3:3:3"));
+    psl_convert_options o;
+    psl_convert_options_init(&o);
+    o.format = PSL_FORMAT_PACKSELL;
+    CHECK_OK(psl_matrix_convert(&P, B, &o));
+    if (A && P) { /* A x == P x (the values PackSELL FP16 holds, exactly) */
+        psl_matrix_info in;
+        CHECK_OK(psl_matrix_get_info(A, &in));
+        double *x = malloc((size_t)in.nrows * sizeof *x), *y1 = malloc((size_t)in.nrows * sizeof *y1),
+               *y2 = malloc((size_t)in.nrows * sizeof *y2);
+        for (int32_t i = 0; i < in.nrows; i++)
+            x[i] = 1.0 + (i % 7);
+        CHECK_OK(psl_spmv(1.0, A, x, 0.0, y1, PSL_FP64));
+        CHECK_OK(psl_spmv(1.0, P, x, 0.0, y2, PSL_FP64));
+        int bad = 0;
+        for (int32_t i = 0; i < in.nrows; i++)
+            bad += fabs(y1[i] - y2[i]) > 1e-12 * fabs(y2[i]);
+        CHECK_MSG(bad == 0, "%d rows differ", bad);
+        free(x), free(y1), free(y2);
+    }
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&B);
+    psl_matrix_destroy(&P);
+    CHECK(run("convert gen:lap2d:4 -o '%s' --output-format mtx", tmp("o.bin")) == 0);
+    CHECK_OK(psl_mm_read(&A, tmp("o.bin")));
+    psl_matrix_destroy(&A);
+    CHECK(run("convert gen:lap2d:4 -o '%s' --output-format zzz", tmp("o.zzz")) == 2);
+}
+
 TEST(convert_then_spmv)
 {
     const char *mtx = tmp("h3c.mtx"), *psl = tmp("h3c.psl");
@@ -838,6 +875,7 @@ static const psl_test_case tests[] = {
     {"help_and_version", help_and_version},
     {"gen_info_roundtrip", gen_info_roundtrip},
     {"spmv_formats_and_permutations", spmv_formats_and_permutations},
+    {"convert_to_matrix_market", convert_to_matrix_market},
     {"convert_then_spmv", convert_then_spmv},
     {"bench_json", bench_json},
     {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},
