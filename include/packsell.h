@@ -744,8 +744,8 @@ psl_status psl_mm_write_vector(const char *path, const double *x, int64_t n);
  * psl_matrix_save) treats its path: the data go to a temporary file beside
  * the target, renamed over it only when flushed, synced and closed, so a
  * failed or interrupted write leaves the target as it was. A symbolic link
- * is followed (the file it names is replaced; the link stays); a FIFO is
- * written to as a stream; a path that exists and is any other non-regular
+ * is followed (the file it names is replaced; the link stays); a FIFO, and
+ * the path "-" (standard output), are written to as streams; a path that exists and is any other non-regular
  * file (a folder, a device) is refused with PSL_ERR_IO before anything is
  * written. The same for a program's own text output: */
 typedef struct psl_output psl_output;

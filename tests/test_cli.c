@@ -458,6 +458,30 @@ TEST(convert_to_matrix_market)
     CHECK(run("convert gen:lap2d:4 -o '%s' --output-format zzz", tmp("o.zzz")) == 2);
 }
 
+/* Streams: Matrix Market read from standard input (plain or gzip), a pipe
+ * or /dev/stdin; matrices and vectors written to "-" (standard output), the
+ * command's own messages then on standard error. */
+TEST(streams)
+{
+    const char *mtx = tmp("s4.mtx");
+    CHECK(run("gen lap2d:4 -o '%s'", mtx) == 0);
+    CHECK(run("info - < '%s'", mtx) == 0);
+    CHECK_MSG(strstr(out_text, "16 x 16") && strstr(out_text, "64"), "%s", out_text);
+    CHECK(run("info /dev/stdin < '%s'", mtx) == 0);
+    CHECK(strstr(out_text, "16 x 16"));
+    CHECK(run("--version >/dev/null; gzip -c '%s' | '%s' info -", mtx, /* a gzip pipe */
+              getenv("PSL_PACKSELL_EXE")) == 0);
+    CHECK(strstr(out_text, "16 x 16"));
+    CHECK(run("gen lap2d:2 -o -") == 0);
+    CHECK_MSG(strstr(out_text, "%%MatrixMarket matrix coordinate") == out_text &&
+                  !strstr(out_text, "wrote") && strstr(err_text, "wrote -"),
+              "%s / %s", out_text, err_text);
+    CHECK(run("spmv '%s' --x ones -o -", mtx) == 0);
+    CHECK(strstr(out_text, "%%MatrixMarket matrix array real general") == out_text);
+    CHECK(run("info - < /dev/null") == 1);
+    CHECK(strstr(err_text, "standard input"));
+}
+
 TEST(convert_then_spmv)
 {
     const char *mtx = tmp("h3c.mtx"), *psl = tmp("h3c.psl");
@@ -876,6 +900,7 @@ static const psl_test_case tests[] = {
     {"gen_info_roundtrip", gen_info_roundtrip},
     {"spmv_formats_and_permutations", spmv_formats_and_permutations},
     {"convert_to_matrix_market", convert_to_matrix_market},
+    {"streams", streams},
     {"convert_then_spmv", convert_then_spmv},
     {"bench_json", bench_json},
     {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},

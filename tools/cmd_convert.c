@@ -83,7 +83,8 @@ int cmd_convert(int argc, char **argv)
         rc = cli_lib_error(cmd, st);
     } else {
         char vbuf[32];
-        printf("wrote %s: %d x %d, %lld nonzeros, %s %s%s, %lld bytes in memory (load %.3f s, "
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout, /* "-": the data are stdout */
+               "wrote %s: %d x %d, %lld nonzeros, %s %s%s, %lld bytes in memory (load %.3f s, "
                "convert %.3f s)\n",
                out, (int)info.nrows, (int)info.ncols, (long long)info.nnz,
                psl_format_name(info.format), cli_values_name(&info, vbuf, sizeof vbuf),

@@ -56,9 +56,10 @@ int cmd_gen(int argc, char **argv)
     } else {
         psl_matrix_info info;
         if (psl_matrix_get_info(A, &info) == PSL_OK)
-            printf("wrote %s: %d x %d, %lld nonzeros (%s)\n", out, (int)info.nrows,
-                   (int)info.ncols, (long long)info.nnz,
-                   binary ? "packsell binary" : "Matrix Market");
+            fprintf(strcmp(out, "-") == 0 ? stderr : stdout, /* "-": the data are stdout */
+                    "wrote %s: %d x %d, %lld nonzeros (%s)\n", out, (int)info.nrows,
+                    (int)info.ncols, (long long)info.nnz,
+                    binary ? "packsell binary" : "Matrix Market");
         rc = CLI_OK;
     }
     psl_matrix_destroy(&A);

@@ -344,6 +344,8 @@ int cli_check_output(const char *cmd, const char *opt, const char *path)
         return CLI_OK;
     if (!path[0])
         return cli_usage_error(cmd, "%s: an empty file name", opt);
+    if (strcmp(path, "-") == 0)
+        return CLI_OK; /* standard output */
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode))
         return CLI_OK; /* written to as a stream (psl_output_begin) */

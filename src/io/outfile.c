@@ -4,8 +4,8 @@
  * flushed, synced and closed, and only then renamed over the target, so a
  * failed or interrupted write leaves the target as it was and no partial
  * file under its name. A target that is a symbolic link is followed (the
- * file it names is replaced, the link stays); a FIFO is written to as a
- * stream (nothing is renamed over it); any other target that is not a
+ * file it names is replaced, the link stays); a FIFO, and "-" (standard
+ * output), are written to as streams (nothing is renamed); any other target that is not a
  * regular file (a folder, a device, a socket) is refused before anything is
  * written. The temporary names of open writes are kept so that a program's
  * signal handler can remove them (psl_output_remove_temporaries).
@@ -66,6 +66,11 @@ psl_status psl_out_open(psl_out_file *o, const char *path)
     o->slot = -1;
     if (!path || !path[0])
         return psl_error(PSL_ERR_NULL_POINTER, "the output path is %s", path ? "empty" : "NULL");
+    if (strcmp(path, "-") == 0) { /* standard output, a stream */
+        o->f = stdout;
+        o->is_stdout = 1;
+        return PSL_OK;
+    }
     /* the file the path names: a link is followed */
     char *target = NULL;
     struct stat sb;
@@ -151,10 +156,10 @@ psl_status psl_out_open(psl_out_file *o, const char *path)
 psl_status psl_out_commit(psl_out_file *o)
 {
     psl_status st = PSL_OK;
-    const char *name = o->tmp ? o->tmp : o->target;
+    const char *name = o->tmp ? o->tmp : o->is_stdout ? "standard output" : o->target;
     if (fflush(o->f) != 0 || (o->tmp && fsync(fileno(o->f)) != 0))
         st = psl_error(PSL_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
-    int rc = fclose(o->f);
+    int rc = o->is_stdout ? 0 : fclose(o->f);
     o->f = NULL;
     if (rc != 0 && st == PSL_OK)
         st = psl_error(PSL_ERR_IO, "cannot close '%s': %s", name, strerror(errno));
@@ -171,7 +176,7 @@ psl_status psl_out_commit(psl_out_file *o)
 
 void psl_out_abort(psl_out_file *o)
 {
-    if (o->f)
+    if (o->f && !o->is_stdout)
         fclose(o->f);
     if (o->tmp)
         remove(o->tmp);

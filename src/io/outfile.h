@@ -15,6 +15,7 @@ typedef struct psl_out_file {
     char *tmp;    /* the temporary name (NULL for a FIFO) */
     char *target; /* the file replaced at commit */
     int slot;     /* its entry for psl_output_remove_temporaries, or -1 */
+    int is_stdout; /* path "-": f is stdout (flushed, never closed) */
 } psl_out_file;
 
 /* Open a write of `path` (errors: PSL_ERR_IO naming the path and why,
