@@ -717,10 +717,15 @@ const char *psl_spmv_kernel_name(const psl_matrix *A, psl_scalar vec_type);
  *   lap2d:NX[:NY]         2D 5-point Laplacian (4 on the diagonal, -1)
  *   lap3d:NX[:NY:NZ]      3D 7-point Laplacian (6 on the diagonal, -1)
  *   banded:N:BW:K[:SEED]  N x N, K random columns in [i-BW, i+BW] per row
- *   powerlaw:N:AVG:ALPHA[:SEED]  row lengths ~ Pareto(ALPHA), mean AVG
- *   random:N:K[:SEED]     N x N, K uniformly random columns per row
- * Random generators are deterministic for a given seed (default 1), whatever
- * the number of threads. */
+ *                         (K <= min(2 BW + 1, N))
+ *   powerlaw:N:AVG:ALPHA[:SEED]  row lengths ~ Pareto(ALPHA), mean AVG (<= N)
+ *   random:N:K[:SEED]     N x N, K uniformly random columns per row (K <= N)
+ * Parameters beyond the matrix's shape are refused (PSL_ERR_INVALID_VALUE
+ * naming the field), not capped; a matrix that would not fit in the memory
+ * available is refused before any work (PSL_ERR_OUT_OF_MEMORY with the
+ * estimate; the option PSL_MEMORY_CHECK). Random generators are
+ * deterministic for a given seed (default 1), whatever the number of
+ * threads. */
 psl_status psl_generate(psl_matrix **A, const char *spec);
 
 /* ------------------------------------------------------------- files */

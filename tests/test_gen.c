@@ -268,11 +268,11 @@ TEST(banded_rows)
 {
     check_banded("banded:1000:10:5", 1000, 10, 5);
     check_banded("banded:1000:10:21", 1000, 10, 21); /* K = band: full band */
-    check_banded("banded:100:2:50", 100, 2, 50);     /* K capped by the band */
-    check_banded("banded:50:0:7", 50, 0, 7);         /* diagonal only */
+    check_banded("banded:50:0:1", 50, 0, 1);         /* diagonal only */
     check_banded("banded:30:1000:20:9", 30, 1000, 20);
-    check_banded("banded:1:5:3", 1, 5, 3);
+    check_banded("banded:1:5:1", 1, 5, 1);
     check_banded("banded:500:40:80", 500, 40, 80);   /* near the band size */
+    check_banded("banded:100:2:5", 100, 2, 5);       /* K = 2 BW + 1 */
 }
 
 TEST(random_rows_and_uniformity)
@@ -297,7 +297,7 @@ TEST(random_rows_and_uniformity)
         CHECK_MSG(llabs(buckets[b] - 4000) < 400, "bucket %d: %lld", b, buckets[b]);
     psl_gen_csr_free(&c);
 
-    if (!build(&c, "random:7:100")) /* K capped at N: dense */
+    if (!build(&c, "random:7:7")) /* K = N: dense */
         return;
     CHECK(c.row_ptr[7] == 49 && well_formed(&c));
     psl_gen_csr_free(&c);
@@ -379,7 +379,7 @@ TEST(powerlaw_rows)
     CHECK(well_formed(&c));
     psl_gen_csr_free(&c);
 
-    if (!build(&c, "powerlaw:40:100:2")) /* AVG capped at N: dense */
+    if (!build(&c, "powerlaw:40:40:2")) /* AVG = N: dense */
         return;
     CHECK(c.row_ptr[40] == 1600 && well_formed(&c));
     psl_gen_csr_free(&c);
@@ -510,10 +510,15 @@ TEST(spec_errors)
         {"random:5:0", PSL_ERR_INVALID_VALUE, "field 2 (K) \"0\": must be >= 1"},
         {"random:99999999999999999999999:3", PSL_ERR_SIZE_OVERFLOW, "field 1 (N)"},
         {"random:2147483647:2147483647", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
-        {"banded:2147483647:99999999999:99999999999", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
-        {"powerlaw:2147483647:1e300:2", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"banded:2147483647:99999999999:2147483647", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
+        {"powerlaw:2147483647:2147483647:2", PSL_ERR_SIZE_OVERFLOW, "nonzeros exceed"},
         /* 2e15 nonzeros, 26 PB: refused before any work by the memory guard */
         {"random:2147483647:1000000", PSL_ERR_OUT_OF_MEMORY, "needs about"},
+        /* parameters beyond the matrix's shape are refused, not capped */
+        {"random:10:20", PSL_ERR_INVALID_VALUE, "20 distinct columns do not fit a row of 10"},
+        {"banded:100:2:50", PSL_ERR_INVALID_VALUE, "which holds 5"},
+        {"banded:30:1000:31", PSL_ERR_INVALID_VALUE, "which holds 30"},
+        {"powerlaw:40:100:2", PSL_ERR_INVALID_VALUE, "exceeds the 40 columns"},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         psl_gen_csr c = {7, 7, (int64_t *)1, (int32_t *)1, (double *)1};

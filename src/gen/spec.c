@@ -16,8 +16,9 @@
  *        grid sizes >= 1, their product (the rows) at most 2^31-1
  *   banded:N:BW:K[:SEED]     N x N; row i holds the diagonal and K-1
  *                            distinct uniform random columns of
- *                            [max(0,i-BW), min(N-1,i+BW)] (K capped by the
- *                            band width); off-diagonal values uniform in
+ *                            [max(0,i-BW), min(N-1,i+BW)] (K at most the
+ *                            band width min(2 BW + 1, N): larger is an
+ *                            error, not capped); off-diagonal values uniform in
  *                            [-1,1), diagonal 1 + sum of their magnitudes
  *                            (strictly diagonally dominant by rows).
  *                            N >= 1, BW >= 0, K >= 1.
@@ -25,16 +26,16 @@
  *                            N x N; row lengths round(s * U^(-1/ALPHA)), U
  *                            uniform in (0,1] (Pareto with exponent ALPHA),
  *                            clamped to [1, N], the scale s chosen so that the
- *                            mean length is AVG (capped at N) as closely as
+ *                            mean length is AVG as closely as
  *                            the rounding allows. Each row holds the
  *                            diagonal, floor((len-1)/2) distinct random
  *                            columns within distance len of the diagonal,
  *                            and the rest distinct uniform random columns of
  *                            the whole row. Values as for banded.
- *                            N >= 1, AVG >= 1 real, ALPHA > 0 real.
+ *                            N >= 1, 1 <= AVG <= N real, ALPHA > 0 real.
  *   random:N:K[:SEED]        N x N; K distinct uniform random columns per
- *                            row (K capped at N), values uniform in [-1,1),
- *                            no special diagonal. N >= 1, K >= 1.
+ *                            row, values uniform in [-1,1), no special
+ *                            diagonal. N >= 1, 1 <= K <= N.
  *
  *   integer := ["-"] digit {digit}                          (decimal)
  *   real    := ["+"|"-"] (digits ["." [digits]] | "." digits)
@@ -271,8 +272,13 @@ static psl_status build_banded(psl_gen_csr *out, const gen_args *a)
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 0, INT64_MAX, PSL_ERR_INVALID_VALUE));
     PSL_TRY(need_int(a, 2, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
-    double n = (double)a->iv[0], band = 2.0 * fmin((double)a->iv[1], n - 1) + 1;
-    PSL_TRY(need_nnz(a, n, n * fmin((double)a->iv[2], band)));
+    double n = (double)a->iv[0], band = fmin(2.0 * (double)a->iv[1] + 1.0, n);
+    if ((double)a->iv[2] > band)
+        return field_error(a, 2, PSL_ERR_INVALID_VALUE,
+                           "%lld entries do not fit a row of the band, which holds %.0f "
+                           "(min(2 BW + 1, N))",
+                           (long long)a->iv[2], band);
+    PSL_TRY(need_nnz(a, n, n * (double)a->iv[2]));
     return psl_gen_banded(out, (int32_t)a->iv[0], a->iv[1], a->iv[2], a->seed);
 }
 
@@ -283,6 +289,10 @@ static psl_status build_powerlaw(psl_gen_csr *out, const gen_args *a)
         return field_error(a, 1, PSL_ERR_INVALID_VALUE, "the mean row length must be >= 1");
     if (!(a->rv[2] > 0.0))
         return field_error(a, 2, PSL_ERR_INVALID_VALUE, "the exponent must be > 0");
+    if (a->rv[1] > (double)a->iv[0])
+        return field_error(a, 1, PSL_ERR_INVALID_VALUE,
+                           "a mean row length of %g exceeds the %lld columns", a->rv[1],
+                           (long long)a->iv[0]);
     double n = (double)a->iv[0];
     PSL_TRY(need_nnz(a, n, n * fmin(a->rv[1], n)));
     return psl_gen_powerlaw(out, (int32_t)a->iv[0], a->rv[1], a->rv[2], a->seed);
@@ -292,8 +302,12 @@ static psl_status build_random(psl_gen_csr *out, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
+    if (a->iv[1] > a->iv[0])
+        return field_error(a, 1, PSL_ERR_INVALID_VALUE,
+                           "%lld distinct columns do not fit a row of %lld", (long long)a->iv[1],
+                           (long long)a->iv[0]);
     double n = (double)a->iv[0];
-    PSL_TRY(need_nnz(a, n, n * fmin((double)a->iv[1], n)));
+    PSL_TRY(need_nnz(a, n, n * (double)a->iv[1]));
     return psl_gen_random(out, (int32_t)a->iv[0], a->iv[1], a->seed);
 }
 
