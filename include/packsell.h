@@ -331,6 +331,11 @@ psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,
 /* Destroy a matrix and set *A to NULL (NULL or *A == NULL: no-op). */
 void psl_matrix_destroy(psl_matrix **A);
 
+/* Largest slice height C of psl_convert_options: a slice taller than any
+ * kernel uses only pads (a 3-row matrix with C = 10^9 would be 10^9 padded
+ * rows), so larger is refused. */
+#define PSL_SLICE_HEIGHT_MAX 4096
+
 /* Options of psl_matrix_convert. psl_convert_options_init sets the defaults:
  * CSR, FP64 values, codec FP16, C = 32, sigma = 256, implicit, overflow error,
  * CSR-k k = 3 with sizes from the tuning model. */
@@ -339,7 +344,7 @@ typedef struct psl_convert_options {
     psl_scalar value_type;    /* CSR: FP64/FP32; SELL: FP64/FP32/FP16/BF16;
                                  CSR-k: FP64/FP32/FP16 */
     psl_codec codec;          /* PackSELL value codec (fixes D = 30-e-m) */
-    int32_t slice_height;     /* C >= 1 (SELL, PackSELL) */
+    int32_t slice_height;     /* C, 1..PSL_SLICE_HEIGHT_MAX (SELL, PackSELL) */
     int32_t sigma;            /* sorting window, a positive multiple of C;
                                  0: no sorting (rows stay in order) */
     psl_permute permute;      /* implicit or explicit sigma permutation */

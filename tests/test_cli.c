@@ -658,6 +658,7 @@ TEST(usage_errors_exit_2)
         "info gen:lap2d:4 --bogus",
         "info gen:lap2d:4 --format",
         "info gen:lap2d:4 --format coo",
+        "info gen:lap2d:4 --format sell --slice 1000000000", /* a slice only pads */
         "info gen:lap2d:4 --json=yes",
         "info gen:lap2d:4 extra",
         "info gen:lap2d:4 --slice 8",

@@ -260,6 +260,13 @@ TEST(options_validated)
     o.slice_height = 0;
     CHECK_ST(psl_matrix_convert(&S, A, &o), PSL_ERR_INVALID_VALUE);
     CHECK(strstr(psl_last_error_message(), "C = 0"));
+    o.slice_height = PSL_SLICE_HEIGHT_MAX + 1; /* a taller slice only pads: refused */
+    o.sigma = 0;
+    CHECK_ST(psl_matrix_convert(&S, A, &o), PSL_ERR_INVALID_VALUE);
+    CHECK(strstr(psl_last_error_message(), "1..4096"));
+    o.slice_height = PSL_SLICE_HEIGHT_MAX;
+    CHECK_OK(psl_matrix_convert(&S, A, &o));
+    psl_matrix_destroy(&S);
     o.slice_height = 2;
     o.sigma = 3;
     CHECK_ST(psl_matrix_convert(&S, A, &o), PSL_ERR_INVALID_VALUE);

@@ -257,7 +257,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
 
     long long v;
     if (fa->slice) {
-        int rc = cli_parse_int(cmd, "--slice", fa->slice, 1, INT32_MAX, &v);
+        int rc = cli_parse_int(cmd, "--slice", fa->slice, 1, PSL_SLICE_HEIGHT_MAX, &v);
         if (rc)
             return rc;
         opt->slice_height = (int32_t)v;

@@ -7,9 +7,11 @@
 
 psl_status psl_sliced_check_options(const psl_convert_options *opt)
 {
-    if (opt->slice_height < 1)
-        return psl_error(PSL_ERR_INVALID_VALUE, "slice height C = %ld must be >= 1",
-                         (long)opt->slice_height);
+    if (opt->slice_height < 1 || opt->slice_height > PSL_SLICE_HEIGHT_MAX)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "slice height C = %ld must be in 1..%d (PSL_SLICE_HEIGHT_MAX: a taller "
+                         "slice only pads)",
+                         (long)opt->slice_height, PSL_SLICE_HEIGHT_MAX);
     if (opt->sigma < 0 || (opt->sigma > 0 && opt->sigma % opt->slice_height != 0))
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "sigma = %ld must be 0 (no sorting) or a positive multiple of the "
