@@ -184,12 +184,9 @@ psl_status psl_bicgstab_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t
             s->opt.monitor(s->opt.monitor_ctx, it, relres);
         bool stag = psl_solver_stagnated(s, relres, &best, &since);
         if (relres < s->opt.tol) {
-            bool ok = false, stuck = false;
-            PSL_TRY(psl_solver_confirm(s, b, x, s->r, &ok, &stuck, res));
-            if (ok)
-                return psl_solver_finish(s, PSL_REASON_CONVERGED, it, relres, b, x, true, res);
-            if (stuck)
-                return psl_solver_finish(s, PSL_REASON_STAGNATION, it, relres, b, x, true, res);
+            psl_status end;
+            if (psl_solver_confirmed_end(s, b, x, it, relres, res, &end))
+                return end;
             PSL_TRY(restart(s, rho_new)); /* residual replaced */
         } else if (rv == 0.0) {
             return psl_solver_finish(s, PSL_REASON_RHO_ZERO, it, relres, b, x, false, res);

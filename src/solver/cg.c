@@ -216,12 +216,9 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
             if (!ahead)
                 PSL_TRY(be->axpby(ex, alpha, s->p, psl_sx(1.0), x));
             if (relres < s->opt.tol) {
-                bool ok = false, stuck = false;
-                PSL_TRY(psl_solver_confirm(s, b, x, s->r, &ok, &stuck, res));
-                if (ok)
-                    return psl_solver_finish(s, PSL_REASON_CONVERGED, it, relres, b, x, true, res);
-                if (stuck)
-                    return psl_solver_finish(s, PSL_REASON_STAGNATION, it, relres, b, x, true, res);
+                psl_status end;
+                if (psl_solver_confirmed_end(s, b, x, it, relres, res, &end))
+                    return end;
                 if (it < limit && !stag) { /* residual replacement, then step it+1 anew */
                     PSL_TRY(be->fill(ex, flagv, 0.0));
                     PSL_TRY(restart(s, M, rho_new));

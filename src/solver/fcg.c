@@ -124,12 +124,9 @@ psl_status psl_fcg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixe
             s->opt.monitor(s->opt.monitor_ctx, it, relres);
         bool stag = psl_solver_stagnated(s, relres, &best, &since);
         if (relres < s->opt.tol) {
-            bool ok = false, stuck = false;
-            PSL_TRY(psl_solver_confirm(s, b, x, s->r, &ok, &stuck, res));
-            if (ok)
-                return psl_solver_finish(s, PSL_REASON_CONVERGED, it, relres, b, x, true, res);
-            if (stuck)
-                return psl_solver_finish(s, PSL_REASON_STAGNATION, it, relres, b, x, true, res);
+            psl_status end;
+            if (psl_solver_confirmed_end(s, b, x, it, relres, res, &end))
+                return end;
             k = -1; /* residual replaced: restart the directions */
         }
         if (stag || it == limit)

@@ -440,6 +440,20 @@ psl_status psl_solver_confirm(psl_solver *s, psl_vview b, psl_vview x, psl_vview
     return psl_solver_residual(s, b, x, r);
 }
 
+bool psl_solver_confirmed_end(psl_solver *s, psl_vview b, psl_vview x, int32_t it,
+                              double relres, psl_solve_result *res, psl_status *st)
+{
+    bool ok = false, stuck = false;
+    *st = psl_solver_confirm(s, b, x, s->r, &ok, &stuck, res);
+    if (*st != PSL_OK)
+        return true;
+    if (!ok && !stuck)
+        return false;
+    *st = psl_solver_finish(s, ok ? PSL_REASON_CONVERGED : PSL_REASON_STAGNATION, it, relres, b,
+                            x, true, res);
+    return true;
+}
+
 bool psl_solver_stagnated(const psl_solver *s, double relres, double *best, int32_t *since)
 {
     if (relres < *best) {

@@ -165,6 +165,11 @@ static inline bool psl_method_unit_input(psl_method m)
  * with *stuck when the replacements stopped helping. */
 psl_status psl_solver_confirm(psl_solver *s, psl_vview b, psl_vview x, psl_vview r, bool *ok,
                               bool *stuck, psl_solve_result *res);
+/* psl_solver_confirm with s->r, and the end it decides: true when the solve
+ * is over (converged, or the replacements stuck; or an error), its status in
+ * *st; false when r was replaced and the method goes on from it. */
+bool psl_solver_confirmed_end(psl_solver *s, psl_vview b, psl_vview x, int32_t it,
+                              double relres, psl_solve_result *res, psl_status *st);
 /* Residual replacements whose true residual did not fall below 0.9 times the
  * best one before: after this many the solve stops (stagnation: the
  * recurrence converges, the true residual does not, e.g. a matrix stored in
