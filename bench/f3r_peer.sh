@@ -13,6 +13,7 @@
 # --which  cg64 (FP64 CG + SD-AINV: `cg64-gpu.exe NAME.mtx ACC AVE`),
 #          f3r16 (FP16-F3R with the reference suite's settings:
 #          `f3r16-gpu.exe NAME.mtx ACC AVE 8 4 2 64 3`), f3r64, f3r32, gm64
+#          (FGMRES(64) + SD-AINV), bicg64 (BiCGStab + SD-AINV)
 # --ave    solves per run (the reference reports their mean time; default 5)
 # --json   with one --which: its result (several: FILE gets the first, the
 #          rest FILE with the name appended)
@@ -73,9 +74,9 @@ esac
 first=1 status=0
 for peer in ${WHICH//,/ }; do
   case "$peer" in
-    cg64|gm64) args=("$LABEL.mtx" "$ACC" "$AVE") ;;
+    cg64|gm64|bicg64) args=("$LABEL.mtx" "$ACC" "$AVE") ;;
     f3r16|f3r32|f3r64) args=("$LABEL.mtx" "$ACC" "$AVE" 8 4 2 64 3) ;;
-    *) echo "f3r_peer.sh: unknown peer $peer (cg64, gm64, f3r16, f3r32, f3r64)" >&2; status=2; continue ;;
+    *) echo "f3r_peer.sh: unknown peer $peer (cg64, gm64, bicg64, f3r16, f3r32, f3r64)" >&2; status=2; continue ;;
   esac
   exe="$WORK/bin/$peer-gpu.exe"
   logf="$WORK/run/${peer}_$LABEL.log"
