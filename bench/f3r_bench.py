@@ -5,6 +5,7 @@ solvers (suzuki-hpc/F3R v1.0.2, bench/f3r_peer.sh) in the same run.
 
 Per matrix, in this order (a time budget cuts the least useful solves first):
   f3r-packsell   F3R, layers 3-4 in PackSELL FP16 (D = 15)     } to the true
+  f3r-auto       F3R, PackSELL with its codec chosen (FP16/E8M14)}
   f3r-fp16       F3R, layers 3-4 in SELL FP16 (C 32, sigma 256) } FP64 relative
   f3r-fp64       F3R, every layer FP64                          } residual
   bicgstab       BiCGStab FP64 + SD-AINV                        } < --tol
@@ -20,8 +21,9 @@ drop tolerance 0.1, acc 1.0; the command's symmetric diagonal scaling is on
 counts them (outer x m2*m3*m4: `iters_ref`).
 
 Output in --out DIR: solves.csv (a row per solve, skipped ones with the
-reason), json/KEY.json, hist/KEY.csv, log/KEY.txt, meta.json; --archive FILE
-re-packs DIR (without the SD-AINV cache) after every matrix.
+reason), json/KEY.json, hist/KEY.csv, log/KEY.txt; --archive FILE
+re-packs DIR (without the SD-AINV cache) after every matrix. meta-PART.json
+(--part) holds the date, commit, GPU and command of each run into DIR.
 
 Usage:
   python3 bench/f3r_bench.py --out DIR --matrices gen:hpgmp:7:7:7,gen:hpcg:7:7:7
@@ -58,8 +60,11 @@ def solver_args(solver):
     """`packsell solve` options of one of our solvers."""
     if solver.startswith("f3r-"):
         m1, m2, m3, m4, c = F3R_M
-        return ["--method", "f3r", "--f3r", solver[4:], "--restart", str(m1), "--m2", str(m2),
-                "--m3", str(m3), "--m4", str(m4), "--richardson-c", str(c), "--max-iters", "2000"]
+        variant = {"packsell": ["packsell", "--f3r-values", "fp16"],
+                   "auto": ["packsell", "--f3r-values", "auto"]}.get(solver[4:], [solver[4:]])
+        return ["--method", "f3r", "--f3r"] + variant + [
+            "--restart", str(m1), "--m2", str(m2), "--m3", str(m3), "--m4", str(m4),
+            "--richardson-c", str(c), "--max-iters", "2000"]
     if solver == "bicgstab":
         return ["--method", "bicgstab", "--max-iters", "20000"]
     if solver == "gmres100":
@@ -228,6 +233,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--tol", type=float, default=1e-9)
     ap.add_argument("--archive", default="")
+    ap.add_argument("--part", default="", help="names this run's meta file (meta-PART.json)")
     ap.add_argument("--list", action="store_true", help="print the plan and exit")
     args = ap.parse_args()
     args.solvers, args.rule, args.peers = names(args.solvers), names(args.rule), names(args.peers)
@@ -242,7 +248,7 @@ def main():
                 print(key)
         return 0
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "meta.json"), "w") as f:
+    with open(os.path.join(args.out, f"meta{'-' + args.part if args.part else ''}.json"), "w") as f:
         json.dump(meta(args, matrices), f, indent=1)
     Bench(args).run(matrices)
     return 0

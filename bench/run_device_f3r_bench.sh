@@ -74,7 +74,7 @@ bench() { # bench NAME SHARE(% of the time left) f3r_bench.py options...
   [ "$budget" -lt 15 ] && { log "$name: no time left, not started"; return; }
   log "$name: budget $budget s"
   python3 bench/f3r_bench.py --out "$RES" --bin "$BIN" --repeat "$REPEAT" --budget "$budget" \
-    --device "${F3R_DEVICE:-cuda}" --archive "$ARCHIVE" "$@" 2>&1 | tee -a "$RES/bench-log.txt" | grep -v '^\[[0-9:]*\]   ' || true
+    --device "${F3R_DEVICE:-cuda}" --part "$name" --archive "$ARCHIVE" "$@" 2>&1 | tee -a "$RES/bench-log.txt" | grep -v '^\[[0-9:]*\]   ' || true
   pack
 }
 run_tests() {

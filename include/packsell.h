@@ -1236,6 +1236,19 @@ typedef struct psl_f3r_options {
     int32_t m3;              /* layer 3 steps (default 4), 1..PSL_GMRES_RESTART_MAX */
     int32_t m4;              /* layer 4 Richardson steps (default 2), 1..1000 */
     int32_t c;               /* layer 4 sampling period (default 64), >= 1 */
+    psl_codec codec;         /* PackSELL-F3R: the codec of layers 3-4's matrix
+                                and layer 4's factors: FP16 {5, 10} (D = 15,
+                                the paper's), BF16 {8, 7} or any E8MY {8, Y};
+                                {0, 0} (default): automatic, from the scaled
+                                matrix's values: FP16 unless more than 1% of
+                                its nonzeros lie below FP16's normal range
+                                (|a| < 2^-14, where FP16 loses digits or flushes
+                                to zero), then E8M14 (D = 8). Values above
+                                65504 still fail the FP16 layers: layer 4's
+                                vectors are FP16 whatever the codec (the
+                                symmetric scaling, on by default, keeps the
+                                values of a diagonally dominant matrix <= 1).
+                                Ignored by the other variants. */
 } psl_f3r_options;
 
 typedef struct psl_solve_config {
@@ -1290,6 +1303,9 @@ typedef struct psl_solve_report {
     double solve_seconds;      /* the iteration, to the final true residual
                                   (the median over cfg->repeat solves) */
     double solve_seconds_min, solve_seconds_max; /* over the repeats */
+    psl_codec f3r_codec;       /* PackSELL-F3R: the codec its PackSELL layers
+                                  used (the automatic choice made); {0, 0}
+                                  for the other methods and variants */
 } psl_solve_report;
 
 /* Solve A x = b for a square FP64 CSR matrix A: b and x are host arrays of

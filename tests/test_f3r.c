@@ -562,7 +562,8 @@ TEST(f3r_converges_real)
 }
 
 /* Values beyond FP16's range: the FP16 variants fail the conversion with
- * the layer named, x untouched; FP64-F3R still solves. */
+ * the layer named, x untouched (PackSELL-F3R with its automatic codec too:
+ * layer 4's vectors are FP16 whatever the codec); FP64-F3R still solves. */
 TEST(f3r_fp16_overflow_reported)
 {
     psl_matrix *H = NULL;
@@ -602,6 +603,66 @@ TEST(f3r_fp16_overflow_reported)
     psl_matrix_destroy(&H);
 }
 
+/* PackSELL-F3R's automatic codec: FP16 on a well-scaled matrix (HPGMP), and
+ * E8M14 on memplus (scaled here), whose scaled values reach 1e-24 (21% of them below FP16's
+ * normal range): there FP16 needs far more outer steps than FP64-F3R, and
+ * E8M14 about as many. */
+TEST(f3r_codec_auto)
+{
+    psl_matrix *H = NULL;
+    CHECK_OK(psl_generate(&H, "gen:hpgmp:4:4:4"));
+    csr_ref RH = view(H);
+    double *bh = make_b(RH.n, 8), *xh = calloc((size_t)RH.n, sizeof *xh);
+    psl_solve_config c;
+    psl_solve_config_init(&c);
+    c.method = PSL_SOLVE_F3R;
+    c.precond = PSL_PRECOND_SDAINV;
+    psl_solve_report rep;
+    CHECK_OK(psl_solve(H, bh, xh, &c, &rep));
+    CHECK(rep.f3r_codec.exp_bits == 5 && rep.f3r_codec.man_bits == 10);
+    CHECK(ref_relres(&RH, bh, xh) < 1e-9);
+    free(bh), free(xh);
+    psl_matrix_destroy(&H);
+    if (!psl_test_matrices_available("f3r_codec_auto (memplus)"))
+        return;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/memplus.mtx", psl_test_matrix_dir());
+    psl_matrix *A0 = NULL, *A = NULL;
+    CHECK_OK(psl_matrix_open(&A0, path));
+    CHECK_OK(psl_matrix_scale_symmetric(&A, A0, NULL));
+    psl_matrix_destroy(&A0);
+    if (!A)
+        return;
+    csr_ref R = view(A);
+    double *b = make_b(R.n, 9), *x = calloc((size_t)R.n, sizeof *x);
+    const struct {
+        psl_f3r_variant v;
+        psl_codec codec;
+    } runs[] = {{PSL_F3R_FP64, {0, 0}}, {PSL_F3R_PACKSELL, {0, 0}}, {PSL_F3R_PACKSELL, {5, 10}}};
+    int outer[3];
+    for (int k = 0; k < 3; k++) {
+        psl_solve_config_init(&c);
+        c.method = PSL_SOLVE_F3R;
+        c.precond = PSL_PRECOND_SDAINV;
+        c.solver.max_iters = 1000;
+        c.scale = 0;
+        c.f3r.variant = runs[k].v;
+        c.f3r.codec = runs[k].codec;
+        memset(x, 0, (size_t)R.n * sizeof *x);
+        CHECK_OK(psl_solve(A, b, x, &c, &rep));
+        CHECK_MSG(ref_relres(&R, b, x) < 1e-9, "memplus run %d: relres %g", k, ref_relres(&R, b, x));
+        outer[k] = rep.result.iterations;
+        if (k == 1)
+            CHECK_MSG(rep.f3r_codec.exp_bits == 8 && rep.f3r_codec.man_bits == 14, "auto chose e%dm%d",
+                      (int)rep.f3r_codec.exp_bits, (int)rep.f3r_codec.man_bits);
+    }
+    printf("  memplus outer steps: FP64-F3R %d, PackSELL-F3R auto (E8M14) %d, FP16 %d\n", outer[0],
+           outer[1], outer[2]);
+    CHECK(outer[1] <= 2 * outer[0] && outer[2] >= 4 * outer[1]);
+    free(b), free(x);
+    psl_matrix_destroy(&A);
+}
+
 TEST(f3r_bad_input)
 {
     psl_matrix *A = convdiff(10, 1.0);
@@ -627,6 +688,15 @@ TEST(f3r_bad_input)
         CHECK_ST(psl_solve(A, b, x, &c, NULL), PSL_ERR_INVALID_VALUE);
         CHECK_MSG(strstr(psl_last_error_message(), bad[k].what) != NULL, "%s: %s", bad[k].what,
                   psl_last_error_message());
+        CHECK(x[0] == 3.0);
+    }
+    const psl_codec badc[] = {{5, 9}, {4, 3}, {8, 30}, {0, 10}};
+    for (size_t k = 0; k < sizeof badc / sizeof badc[0]; k++) {
+        psl_solve_config_init(&c);
+        c.method = PSL_SOLVE_F3R;
+        c.f3r.codec = badc[k];
+        CHECK_ST(psl_solve(A, b, x, &c, NULL), PSL_ERR_INVALID_VALUE);
+        CHECK(strstr(psl_last_error_message(), "f3r.codec") != NULL);
         CHECK(x[0] == 3.0);
     }
     psl_solve_config_init(&c);
@@ -684,10 +754,14 @@ TEST(command_f3r)
     remove(json);
     CHECK(run("solve gen:hpgmp:4:4:4 --method f3r") == 0);
     CHECK(run("solve gen:hpgmp:4:4:4 --method f3r --precond jacobi") == 0);
+    CHECK(run("solve gen:hpgmp:4:4:4 --method f3r --f3r-values e8m12") == 0);
+    CHECK(run("solve gen:hpgmp:4:4:4 --method f3r --f3r-values bf16") == 0);
     /* misuse: exit 2 */
     const char *bad[] = {"--method f3r --f3r fp8",        "--method f3r --m2 0",
                          "--method f3r --m4 0",           "--method f3r --richardson-c 0",
                          "--method f3r --restart 0",      "--method gmres --m2 4",
+                         "--method f3r --f3r-values e5m9", "--method f3r --f3r fp16 --f3r-values e8m14",
+                         "--method gmres --f3r-values fp16",
                          "--method bicgstab --f3r fp16",  "--method fgmres --richardson-c 8",
                          "--method f3r --vectors fp32",   "--method f3r --m3 x"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -706,6 +780,7 @@ static const psl_test_case tests[] = {
     {"f3r_converges_generated", f3r_converges_generated},
     {"f3r_converges_real", f3r_converges_real},
     {"f3r_fp16_overflow_reported", f3r_fp16_overflow_reported},
+    {"f3r_codec_auto", f3r_codec_auto},
     {"f3r_bad_input", f3r_bad_input},
     {"command_f3r", command_f3r},
 };

@@ -34,6 +34,10 @@ static void usage(void)
            "                        f3r: the outer FGMRES's m1 (default 100)\n"
            "      --f3r V           f3r variant: packsell (default; PackSELL FP16, D = 15),\n"
            "                        fp16 (SELL FP16) or fp64 (every layer FP64)\n"
+           "      --f3r-values V    f3r packsell: the codec of layers 3-4's matrix and\n"
+           "                        layer 4's factors: auto (default: fp16 unless over\n"
+           "                        1%% of the scaled values are below FP16's normal\n"
+           "                        range, then e8m14), fp16, bf16 or e8mY\n"
            "      --m2 N, --m3 N    f3r: steps of layers 2 and 3 (default 8 and 4)\n"
            "      --m4 N            f3r: Richardson steps of layer 4 (default 2)\n"
            "      --richardson-c N  f3r: Richardson's weight sampling period (default 64)\n"
@@ -145,6 +149,7 @@ static int parse(int argc, char **argv, solve_args *a)
                       {"--output", "-o", 1, NULL, 0},       {"--json", NULL, 1, NULL, 0},
                       {"--history", NULL, 1, NULL, 0},      {"--sdainv-cache", NULL, 1, NULL, 0},
                       {"--f3r", NULL, 1, NULL, 0},          {"--m2", NULL, 1, NULL, 0},
+                      {"--f3r-values", NULL, 1, NULL, 0},
                       {"--m3", NULL, 1, NULL, 0},           {"--m4", NULL, 1, NULL, 0},
                       {"--richardson-c", NULL, 1, NULL, 0},
                       CLI_FORMAT_OPTS};
@@ -214,8 +219,8 @@ static int parse(int argc, char **argv, solve_args *a)
             c->solver.restart = (int32_t)v;
     }
     static const char *const variants[] = {"fp64", "fp16", "packsell"}; /* psl_f3r_variant */
-    const char *f3r_only[] = {"--f3r", "--m2", "--m3", "--m4", "--richardson-c"};
-    for (int i = 0; i < 5; i++)
+    const char *f3r_only[] = {"--f3r", "--m2", "--m3", "--m4", "--richardson-c", "--f3r-values"};
+    for (int i = 0; i < 6; i++)
         if (OPT(f3r_only[i]) && c->method != PSL_SOLVE_F3R)
             return cli_usage_error(cmd, "%s needs --method f3r", f3r_only[i]);
     if (c->method == PSL_SOLVE_F3R) {
@@ -232,6 +237,18 @@ static int parse(int argc, char **argv, solve_args *a)
                     return rc;
                 *fm[i] = (int32_t)v;
             }
+        if ((s = OPT("--f3r-values"))) {
+            if (c->f3r.variant != PSL_F3R_PACKSELL)
+                return cli_usage_error(cmd, "--f3r-values needs --f3r packsell (the fp16 variant "
+                                       "is SELL FP16, the fp64 one FP64)");
+            if (strcmp(s, "auto") == 0)
+                c->f3r.codec = (psl_codec){0, 0};
+            else if (psl_codec_parse(s, &c->f3r.codec) != PSL_OK ||
+                     !((c->f3r.codec.exp_bits == 5 && c->f3r.codec.man_bits == 10) ||
+                       c->f3r.codec.exp_bits == 8))
+                return cli_usage_error(cmd, "--f3r-values '%s' (expected auto, fp16, bf16 or e8mY "
+                                       "with Y 1..21)", s);
+        }
     }
     if ((s = OPT("--tol"))) {
         if ((rc = cli_parse_double(cmd, "--tol", s, &c->solver.tol)))
@@ -457,6 +474,12 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
         cli_json_int(&j, "m3", c->f3r.m3);
         cli_json_int(&j, "m4", c->f3r.m4);
         cli_json_int(&j, "richardson_c", c->f3r.c);
+        if (c->f3r.variant == PSL_F3R_PACKSELL) {
+            char name[32] = "";
+            psl_codec_name(r->f3r_codec, name, sizeof name);
+            cli_json_string(&j, "values", name);
+            cli_json_bool(&j, "values_auto", c->f3r.codec.exp_bits == 0);
+        }
         cli_json_end_object(&j);
     }
     if (c->precond == PSL_PRECOND_SDAINV) {
@@ -599,6 +622,12 @@ int cmd_solve(int argc, char **argv)
         printf("f3r         %s: FGMRES(%d) over FGMRES(%d) over FGMRES(%d) over Richardson(%d), "
                "c = %d\n", a.f3r_name, a.cfg.f3r.m1, a.cfg.f3r.m2, a.cfg.f3r.m3, a.cfg.f3r.m4,
                a.cfg.f3r.c);
+    if (a.cfg.method == PSL_SOLVE_F3R && a.cfg.f3r.variant == PSL_F3R_PACKSELL) {
+        char name[32] = "";
+        psl_codec_name(rep.f3r_codec, name, sizeof name);
+        printf("f3r values  PackSELL %s in layers 3-4%s\n", name,
+               a.cfg.f3r.codec.exp_bits == 0 ? " (chosen from the scaled values' range)" : "");
+    }
     printf("setup       scale %.4f s, convert %.4f s, precond %.4f s, upload %.4f s\n",
            rep.scale_seconds, rep.convert_seconds, rep.precond_seconds, rep.upload_seconds);
     if (a.cache)

@@ -36,7 +36,7 @@ void psl_solve_config_init(psl_solve_config *cfg)
     cfg->device = -1;
     cfg->repeat = 1;
     psl_solver_options_init(&cfg->solver);
-    cfg->f3r = (psl_f3r_options){PSL_F3R_PACKSELL, 100, 8, 4, 2, 64};
+    cfg->f3r = (psl_f3r_options){PSL_F3R_PACKSELL, 100, 8, 4, 2, 64, {0, 0}};
 }
 
 static psl_status check_f3r(const psl_solve_config *c, const char *who)
@@ -55,6 +55,13 @@ static psl_status check_f3r(const psl_solve_config *c, const char *who)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: f3r.m4 %d (1..1000)", who, f->m4);
     if (f->c < 1)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: f3r.c %d (>= 1)", who, f->c);
+    bool fp16 = f->codec.exp_bits == 5 && f->codec.man_bits == 10;
+    bool e8 = f->codec.exp_bits == 8 && psl_codec_check(f->codec) == PSL_OK;
+    bool autoc = f->codec.exp_bits == 0 && f->codec.man_bits == 0;
+    if (f->variant == PSL_F3R_PACKSELL && !fp16 && !e8 && !autoc)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: f3r.codec e%dm%d (FP16 e5m10, BF16 e8m7, an E8MY e8mY, or {0, 0} "
+                         "for the automatic choice)", who, f->codec.exp_bits, f->codec.man_bits);
     if (c->solver.vec_type != PSL_FP64)
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "%s: F3R's outer layer has FP64 vectors: solver.vec_type %s (FP64)", who,
@@ -113,6 +120,7 @@ typedef struct solve_parts {
     psl_matrix *A32, *A16;
     psl_op *A32op, *A16op32, *A16op16, *M4op;
     psl_solver *layer[3];
+    psl_codec codec16; /* PackSELL-F3R: the codec of A16 and layer 4's factors */
     psl_vec *b, *x;
     double *gbar, *bs, *xs;
 } solve_parts;
@@ -168,14 +176,34 @@ static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_sc
     }
 }
 
+/* PackSELL-F3R's automatic codec (psl_f3r_options.codec {0, 0}): FP16
+ * unless more than F3R_AUTO_BELOW of the nonzeros of the FP64 CSR matrix S
+ * lie below FP16's normal range, then E8M14. */
+#define F3R_AUTO_BELOW 0.01
+static psl_codec f3r_auto_codec(const psl_matrix *S)
+{
+    const double *v = (const double *)S->values;
+    int64_t below = 0, nonzero = 0;
+    for (int64_t k = 0; k < S->nnz; k++) {
+        double a = fabs(v[k]);
+        if (a == 0.0)
+            continue;
+        nonzero++;
+        below += a < 0x1p-14;
+    }
+    return (double)below > F3R_AUTO_BELOW * (double)nonzero ? (psl_codec){8, 14}
+                                                                : (psl_codec){5, 10};
+}
+
 /* F3R's FP16 storage for the variant: layers 3-4's matrix and layer 4's
- * factors (C = 32, sigma = 256, implicit, overflow an error). */
-static void f3r_storage16(psl_f3r_variant v, psl_convert_options *o)
+ * factors (C = 32, sigma = 256, implicit, overflow an error); codec: the
+ * PackSELL variant's. */
+static void f3r_storage16(psl_f3r_variant v, psl_codec codec, psl_convert_options *o)
 {
     psl_convert_options_init(o);
     if (v == PSL_F3R_PACKSELL) {
         o->format = PSL_FORMAT_PACKSELL;
-        o->codec = (psl_codec){5, 10}; /* FP16, D = 15 */
+        o->codec = codec; /* FP16: D = 15 */
     } else {
         o->format = PSL_FORMAT_SELL;
         o->value_type = PSL_FP16;
@@ -204,7 +232,7 @@ static psl_status f3r_build(solve_parts *p, const psl_solve_config *c,
     psl_convert_options s16;
     const psl_convert_options *fs = &c->precond_storage;
     if (!d) {
-        f3r_storage16(f->variant, &s16);
+        f3r_storage16(f->variant, p->codec16, &s16);
         fs = &s16;
     }
     PSL_TRY(f3r_named(make_precond(p, c, t4, fs, &p->M4op), "layer 4's preconditioner"));
@@ -282,13 +310,21 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         psl_convert_options_init(&o32);
         o32.format = PSL_FORMAT_SELL;
         o32.value_type = PSL_FP32;
-        f3r_storage16(c->f3r.variant, &o16);
+        if (c->f3r.variant == PSL_F3R_PACKSELL) {
+            psl_codec k = c->f3r.codec;
+            p->codec16 = k.exp_bits == 0 && k.man_bits == 0 ? f3r_auto_codec(Sys) : k;
+            rep->f3r_codec = p->codec16;
+        }
+        f3r_storage16(c->f3r.variant, p->codec16, &o16);
         PSL_TRY(f3r_named(psl_matrix_convert(&p->A32, Sys, &o32),
                           "layer 2's matrix (SELL FP32)"));
-        PSL_TRY(f3r_named(psl_matrix_convert(&p->A16, Sys, &o16),
-                          c->f3r.variant == PSL_F3R_PACKSELL
-                              ? "layers 3-4's matrix (PackSELL FP16)"
-                              : "layers 3-4's matrix (SELL FP16)"));
+        char what[64];
+        if (c->f3r.variant == PSL_F3R_PACKSELL)
+            snprintf(what, sizeof what, "layers 3-4's matrix (PackSELL E%dM%d)",
+                     (int)p->codec16.exp_bits, (int)p->codec16.man_bits);
+        else
+            snprintf(what, sizeof what, "layers 3-4's matrix (SELL FP16)");
+        PSL_TRY(f3r_named(psl_matrix_convert(&p->A16, Sys, &o16), what));
     }
     double t2 = psl_wall_seconds();
     rep->convert_seconds = t2 - t1;
