@@ -604,6 +604,27 @@ TEST(spmv_cuda_matches_cpu)
     }
 }
 
+/* Each kernel of names in the bench JSON text ran at least 3 times, ok,
+ * with a small backward error (FP64 kernels: at rounding level). */
+static void check_bench_kernels(const char *text, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
+        const char *p = strstr(text, pat);
+        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
+        if (!p)
+            continue;
+        const char *okp = strstr(p, "\"ok\": ");
+        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
+        CHECK(json_num(p, "runs") >= 3 && json_num(p, "median_us") > 0);
+        double be = json_num(p, "backward_error");
+        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
+        if (strstr(names[i], "fp64"))
+            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
+    }
+}
+
 /* bench --device cuda on a machine with a CUDA device: every default kernel
  * (ours and cuSPARSE) runs and is accurate; skipped without a device. */
 TEST(bench_cuda)
@@ -624,21 +645,7 @@ TEST(bench_cuda)
                            "packsell-e8m10",    "sell-fp16",         "sell-fp32",
                            "cusparse-csr-fp16", "cusparse-csr-fp64", "cusparse-sell-fp16",
                            "cusparse-sell-fp64", "cusparse-coo-fp32", "cusparse-bsr-fp32"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char pat[64];
-        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
-        const char *p = strstr(text, pat);
-        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
-        if (!p)
-            continue;
-        const char *okp = strstr(p, "\"ok\": ");
-        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
-        CHECK(json_num(p, "runs") >= 3 && json_num(p, "median_us") > 0);
-        double be = json_num(p, "backward_error");
-        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
-        if (strstr(names[i], "fp64"))
-            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
-    }
+    check_bench_kernels(text, names, sizeof names / sizeof names[0]);
     /* explicit permutation and beta != 0 through the same checks */
     rc = run("bench gen:lap2d:12 --device cuda --reps 2 --warmup 1 --permute explicit --beta 1 "
              "--kernels packsell-e8m13,cusparse-sell-fp32 --json '%s'",
@@ -665,20 +672,7 @@ TEST(bench_cuda_csrk)
     slurp(json, text, sizeof text);
     CHECK_MSG(json_valid(text), "invalid JSON:\n%s", text);
     const char *names[] = {"csrk-fp64", "csrk-fp32", "csrk-fp16", "csr-fp64", "csr-fp32"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char pat[64];
-        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
-        const char *p = strstr(text, pat);
-        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
-        if (!p)
-            continue;
-        const char *okp = strstr(p, "\"ok\": ");
-        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
-        double be = json_num(p, "backward_error");
-        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
-        if (strstr(names[i], "fp64"))
-            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
-    }
+    check_bench_kernels(text, names, sizeof names / sizeof names[0]);
 }
 
 TEST(usage_errors_exit_2)
