@@ -128,6 +128,12 @@ void psl_free(void *ptr);
  *                                                             the cluster of a long-row slice,
  *                                                             rounded down to a power of two and to
  *                                                             what the device runs; 1: no clusters.
+ *  PSL_CUDA_CSRK_SR_ROWS   0..100000                 0        GPU, CSR-k: rows per super-row of the
+ *                                                             device's grouping (k = 2: rows per
+ *                                                             block); 0: the CUDA tuning model's.
+ *  PSL_CUDA_CSRK_SSR_SRS   0..100000                 0        GPU, CSR-k, k = 3: super-rows per
+ *                                                             super-super-row (a block) of the
+ *                                                             device's grouping; 0: the model's.
  *  PSL_SOLVER_FUSE         0|1                       1        CG: 1 runs the fused vector steps
  *                                                             (residual update, Jacobi and both
  *                                                             dots in one pass; x and p updates in
@@ -376,13 +382,21 @@ void psl_convert_options_init(psl_convert_options *opt);
  * matrix shares the super-super-rows (k = 3) or super-rows (k = 2) among the
  * OpenMP threads under the runtime schedule (OMP_SCHEDULE) and is
  * deterministic: y has the bits of the CSR reference kernel whatever the
- * threads and schedule. There is no device form yet (psl_dmatrix_upload
- * refuses CSR-k). */
+ * threads and schedule. psl_dmatrix_upload copies the CSR arrays to the
+ * device with a grouping of its own for the GPU kernel (the host matrix's
+ * levels; sizes from the CUDA tuning model, or the options
+ * PSL_CUDA_CSRK_SR_ROWS and PSL_CUDA_CSRK_SSR_SRS), plus the host matrix's
+ * pointer arrays for psl_dmatrix_download; psl_dspmv gives a block of
+ * threads to each super-super-row (k = 3) or super-row (k = 2), a thread
+ * or a group of up to 32 lanes to each row (the model's lanes for d).
+ * Rows summed by one thread have the bits of psl_spmv; rows of several
+ * lanes are summed in a fixed order of their own (deterministic, not the
+ * CPU's bits). */
 
 /* Device kinds of the CSR-k tuning model. */
 typedef enum psl_csrk_device {
     PSL_CSRK_DEVICE_CPU = 0, /* OpenMP kernel (the one psl_matrix_convert uses) */
-    PSL_CSRK_DEVICE_CUDA = 1 /* GPU kernel (no device form yet; sizes only) */
+    PSL_CSRK_DEVICE_CUDA = 1 /* GPU kernel (the grouping psl_dmatrix_upload makes) */
 } psl_csrk_device;
 
 /* Sizes from the tuning model of a device kind, in constant time from
@@ -796,7 +810,7 @@ psl_status psl_cuda_device_count(int *count);
  * stream); device pointers are plain device memory (cudaMalloc). */
 typedef struct psl_dmatrix psl_dmatrix;
 
-/* Copy a host matrix (CSR FP64/FP32, SELL, PackSELL) to the device.
+/* Copy a host matrix (CSR FP64/FP32, SELL, PackSELL, CSR-k) to the device.
  * Synchronous with respect to the host arrays (they may be freed after the
  * call returns). Besides the arrays, the device may hold tables derived
  * from them: checkpoints of long rows, and for small matrices (up to 512

@@ -571,8 +571,9 @@ TEST(bench_json)
 }
 
 /* spmv --device cuda on a machine with a CUDA device gives the same y file
- * as the CPU, byte for byte, for SELL and PackSELL (the device kernels follow
- * the CPU kernels' arithmetic); skipped without a device. */
+ * as the CPU, byte for byte, for SELL, PackSELL and CSR-k with one thread a
+ * row (the device kernels follow the CPU kernels' arithmetic); skipped
+ * without a device. */
 TEST(spmv_cuda_matches_cpu)
 {
     int ndev = 0;
@@ -585,6 +586,9 @@ TEST(spmv_cuda_matches_cpu)
         "--format packsell --values e8m10 --vectors fp64",
         "--format sell --values fp32 --vectors fp32 --slice 8 --sigma 64",
         "--format sell --values bf16 --vectors fp16 --sigma 0",
+        /* d = 6: one thread a row, the CPU's bits (test_gpu_csrk) */
+        "--format csrk --values fp64 --vectors fp64",
+        "--format csrk --values fp16 --vectors fp32 --csrk-k 2",
     };
     static char a[1 << 17], b[1 << 17];
     for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
@@ -597,6 +601,27 @@ TEST(spmv_cuda_matches_cpu)
         slurp(tmp("ycpu.mtx"), a, sizeof a);
         slurp(tmp("ygpu.mtx"), b, sizeof b);
         CHECK_MSG(a[0] && strcmp(a, b) == 0, "%s: the GPU y differs from the CPU y", cfgs[i]);
+    }
+}
+
+/* Each kernel of names in the bench JSON text ran at least 3 times, ok,
+ * with a small backward error (FP64 kernels: at rounding level). */
+static void check_bench_kernels(const char *text, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
+        const char *p = strstr(text, pat);
+        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
+        if (!p)
+            continue;
+        const char *okp = strstr(p, "\"ok\": ");
+        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
+        CHECK(json_num(p, "runs") >= 3 && json_num(p, "median_us") > 0);
+        double be = json_num(p, "backward_error");
+        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
+        if (strstr(names[i], "fp64"))
+            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
     }
 }
 
@@ -620,21 +645,7 @@ TEST(bench_cuda)
                            "packsell-e8m10",    "sell-fp16",         "sell-fp32",
                            "cusparse-csr-fp16", "cusparse-csr-fp64", "cusparse-sell-fp16",
                            "cusparse-sell-fp64", "cusparse-coo-fp32", "cusparse-bsr-fp32"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char pat[64];
-        snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", names[i]);
-        const char *p = strstr(text, pat);
-        CHECK_MSG(p != NULL, "no %s in the JSON", names[i]);
-        if (!p)
-            continue;
-        const char *okp = strstr(p, "\"ok\": ");
-        CHECK_MSG(okp && strncmp(okp + 6, "true", 4) == 0, "%s failed: %.300s", names[i], p);
-        CHECK(json_num(p, "runs") >= 3 && json_num(p, "median_us") > 0);
-        double be = json_num(p, "backward_error");
-        CHECK_MSG(be >= 0 && be < 1e-2, "%s backward error %g", names[i], be);
-        if (strstr(names[i], "fp64"))
-            CHECK_MSG(be < 1e-15, "%s backward error %g", names[i], be);
-    }
+    check_bench_kernels(text, names, sizeof names / sizeof names[0]);
     /* explicit permutation and beta != 0 through the same checks */
     rc = run("bench gen:lap2d:12 --device cuda --reps 2 --warmup 1 --permute explicit --beta 1 "
              "--kernels packsell-e8m13,cusparse-sell-fp32 --json '%s'",
@@ -642,6 +653,26 @@ TEST(bench_cuda)
     CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
     slurp(json, text, sizeof text);
     CHECK(json_valid(text) && json_num(text, "backward_error") < 1e-2);
+}
+
+/* bench --format csrk --device cuda: the CSR-k kernels and cuSPARSE's CSR
+ * run and are accurate; skipped without a device. */
+TEST(bench_cuda_csrk)
+{
+    int ndev = 0;
+    if (psl_cuda_device_count(&ndev) != PSL_OK || ndev == 0) {
+        printf("  (no CUDA device: bench --format csrk --device cuda not run)\n");
+        return;
+    }
+    const char *json = tmp("bench_cuda_csrk.json");
+    int rc = run("bench gen:powerlaw:3000:20:1.5 --device cuda --format csrk --reps 3 "
+                 "--warmup 1 --json '%s'", json);
+    CHECK_MSG(rc == 0, "bench --format csrk --device cuda exit %d: %s", rc, err_text);
+    static char text[1 << 17];
+    slurp(json, text, sizeof text);
+    CHECK_MSG(json_valid(text), "invalid JSON:\n%s", text);
+    const char *names[] = {"csrk-fp64", "csrk-fp32", "csrk-fp16", "csr-fp64", "csr-fp32"};
+    check_bench_kernels(text, names, sizeof names / sizeof names[0]);
 }
 
 TEST(usage_errors_exit_2)
@@ -906,6 +937,7 @@ static const psl_test_case tests[] = {
     {"bench_json", bench_json},
     {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},
     {"bench_cuda", bench_cuda},
+    {"bench_cuda_csrk", bench_cuda_csrk},
     {"usage_errors_exit_2", usage_errors_exit_2},
     {"runtime_errors_exit_1", runtime_errors_exit_1},
 };

@@ -27,7 +27,9 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_STREAM_NA",
                                     "PSL_CUDA_WORD_PREFETCH",
                                     "PSL_CUDA_TINY_UNIFORM",
-                                    "PSL_CUDA_WIDE_CLUSTER", "PSL_SOLVER_FUSE",
+                                    "PSL_CUDA_WIDE_CLUSTER",
+                                    "PSL_CUDA_CSRK_SR_ROWS",
+                                    "PSL_CUDA_CSRK_SSR_SRS", "PSL_SOLVER_FUSE",
                                     "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
@@ -65,13 +67,20 @@ TEST(every_option_round_trips)
         CHECK(d.values && d.default_value && d.doc && strlen(d.doc) > 20);
         CHECK_MSG(strcmp(get(d.name), d.default_value) == 0, "%s: default %s, get %s", d.name,
                   d.default_value, get(d.name));
-        /* the documented values: "a|b|c" or a range "lo..hi" */
+        /* the documented values: "a|b|c" or a range "lo..hi" (every value of a
+         * short range; the ends, their neighbours and the middle of a wide one) */
         char vals[64][PSL_OPTION_VALUE_MAX];
         int n = 0, lo = 0, hi = 0;
         if (sscanf(d.values, "%d..%d", &lo, &hi) == 2) {
-            CHECK(lo <= hi && hi - lo < 64);
-            for (int v = lo; v <= hi; v++)
-                snprintf(vals[n++], sizeof vals[0], "%d", v);
+            CHECK(lo <= hi);
+            if (hi - lo < 64) {
+                for (int v = lo; v <= hi; v++)
+                    snprintf(vals[n++], sizeof vals[0], "%d", v);
+            } else {
+                const int pick[] = {lo, lo + 1, lo + (hi - lo) / 2, hi - 1, hi};
+                for (int q = 0; q < 5; q++)
+                    snprintf(vals[n++], sizeof vals[0], "%d", pick[q]);
+            }
         } else {
             const char *p = d.values;
             while (*p && n < 64) {
@@ -107,7 +116,7 @@ TEST(every_option_round_trips)
         CHECK_OK(psl_option_set(d.name, NULL));
         CHECK(strcmp(get(d.name), d.default_value) == 0);
     }
-    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 2 + 2 + 2);
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2);
     /* the setting beats the environment; NULL gives the environment back */
     environment("PSL_CPU_ISA", "generic");
     CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);
@@ -140,6 +149,9 @@ TEST(invalid_values_rejected)
         {"PSL_CUDA_WIDE_CLUSTER", " 4", "1..16"},
         {"PSL_CUDA_WIDE_CLUSTER", "+4", "1..16"},
         {"PSL_CUDA_WIDE_CLUSTER", "99999999999999999999", "1..16"},
+        {"PSL_CUDA_CSRK_SR_ROWS", "100001", "0..100000"},
+        {"PSL_CUDA_CSRK_SR_ROWS", "-1", "0..100000"},
+        {"PSL_CUDA_CSRK_SSR_SRS", "1e3", "0..100000"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char before[PSL_OPTION_VALUE_MAX];

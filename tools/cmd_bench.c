@@ -69,12 +69,12 @@ static void usage(void)
            "                       Any FORMAT-VALUES[:VECTORS] works, e.g. sell-bf16,\n"
            "                       packsell-e8m13:fp32 (VECTORS defaults to fp64 for fp64\n"
            "                       values, fp16 for 16-bit values, else fp32).\n"
-           "                       FORMAT csrk takes VALUES fp64, fp32 or fp16 (CPU only).\n"
+           "                       FORMAT csrk takes VALUES fp64, fp32 or fp16.\n"
            "                       cuda also: cusparse-FORMAT-VALUES with FORMAT csr, sell,\n"
            "                       coo or bsr (2x2 and 4x4, the faster kept) and VALUES\n"
            "                       fp16 (FP32 compute), fp32 or fp64; vectors as values\n"
            "      --format csrk    the kernels " CSRK_KERNELS "\n"
-           "                       (instead of --kernels; CPU only)\n"
+           "                       (instead of --kernels; cuda: csr is cuSPARSE's)\n"
            CLI_CSRK_HELP
            "      --slice C        slice height (default 32)\n"
            "      --sigma S        sorting window, 0 or a multiple of C (default 256)\n"
@@ -282,9 +282,6 @@ static int parse(int argc, char **argv, bench_args *a)
                                    "'%s'", format);
         if (list)
             return cli_usage_error(cmd, "--format csrk and --kernels exclude each other");
-        if (a->cuda)
-            return cli_usage_error(cmd, "--format csrk: CSR-k has no CUDA kernel yet (use "
-                                   "--device cpu)");
         list = CSRK_KERNELS;
     }
     if (!list || strcmp(list, "all") == 0)
@@ -308,9 +305,6 @@ static int parse(int argc, char **argv, bench_args *a)
     for (int i = 0; i < a->nkernels; i++) {
         if (!a->cuda && a->kernels[i].impl == BENCH_CUSPARSE)
             return cli_usage_error(cmd, "kernel '%s' needs --device cuda", a->kernels[i].name);
-        if (a->cuda && a->kernels[i].opt.format == PSL_FORMAT_CSRK)
-            return cli_usage_error(cmd, "kernel '%s': CSR-k has no CUDA kernel yet (use "
-                                   "--device cpu)", a->kernels[i].name);
     }
     return CLI_OK;
 }

@@ -83,6 +83,17 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                    "of a long-row slice, rounded down to a power of two and "
                                    "to what the device runs; 1: no clusters. Read by "
                                    "psl_dmatrix_upload and psl_dmatrix_convert."},
+    [PSL_OPT_CUDA_CSRK_SR_ROWS] = {"PSL_CUDA_CSRK_SR_ROWS", NULL, 0, 0, 100000, 0, "0..100000",
+                                   "0",
+                                   "GPU, CSR-k: target rows per super-row of the device's "
+                                   "grouping (with k = 2 the rows per block); 0 takes the "
+                                   "CUDA tuning model's size. Read by psl_dmatrix_upload."},
+    [PSL_OPT_CUDA_CSRK_SSR_SRS] = {"PSL_CUDA_CSRK_SSR_SRS", NULL, 0, 0, 100000, 0, "0..100000",
+                                   "0",
+                                   "GPU, CSR-k with k = 3: target super-rows per "
+                                   "super-super-row (a block) of the device's grouping; 0 "
+                                   "takes the CUDA tuning model's size. Read by "
+                                   "psl_dmatrix_upload."},
     [PSL_OPT_SOLVER_FUSE] = {"PSL_SOLVER_FUSE", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                              "0|1", "1",
                              "1 runs CG's fused vector steps (the residual update, Jacobi and "
@@ -117,7 +128,7 @@ static struct {
 static atomic_int env_state; /* 0: not read; 1: being read; 2: read */
 
 /* Values set by the program: 0 none, else the value + OVERRIDE_BIAS (every
- * option's values lie in [-1, 16]). */
+ * option's values lie in [-1, 100000]). */
 #define OVERRIDE_BIAS 1024
 static atomic_int overrides[PSL_OPT_COUNT];
 

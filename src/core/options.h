@@ -26,6 +26,8 @@ typedef enum psl_opt {
     PSL_OPT_CUDA_WORD_PREFETCH, /* -1: by size; 0 or 1: forced */
     PSL_OPT_CUDA_TINY_UNIFORM,  /* 0 or 1 */
     PSL_OPT_CUDA_WIDE_CLUSTER,  /* 1..16 */
+    PSL_OPT_CUDA_CSRK_SR_ROWS,  /* 0: the CUDA model; else rows per super-row */
+    PSL_OPT_CUDA_CSRK_SSR_SRS,  /* 0: the CUDA model; else super-rows per super-super-row */
     PSL_OPT_SOLVER_FUSE,        /* 0 or 1 */
     PSL_OPT_SOLVER_LOOKAHEAD,   /* 0 or 1 */
     PSL_OPT_MEMORY_CHECK,       /* 0 or 1 */

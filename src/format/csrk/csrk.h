@@ -1,8 +1,8 @@
 /*
  * csrk.h -- the entries of CSR-k that its folder's files share: the layout
  * of its pointer arrays behind A->payload (see core/internal.h), the
- * grouping, the tuning model's table and the table entry psl_csrk_ops
- * (csrk_ops.c).
+ * grouping, the tuning model's table, the device entries and the table
+ * entry psl_csrk_ops (csrk_ops.c).
  */
 #ifndef PSL_FORMAT_CSRK_H
 #define PSL_FORMAT_CSRK_H
@@ -46,17 +46,46 @@ int32_t psl_csrk_group(int32_t n, const int64_t *cum, int32_t size, int32_t *fir
 
 /* One row of the tuning model of a device kind: for d = nnz/rows up to
  * d_max, rows per super-row round(sr_a - sr_b ln d) and super-rows per
- * super-super-row round(ssr_a - ssr_b ln d); lanes is the vector width of
- * the GPU kernel for that range (1 on the CPU). */
+ * super-super-row round(ssr_a - ssr_b ln d); for the GPU kernel the thread
+ * block of that range: lanes threads per row (1: a thread a row, else a
+ * power of two up to 32), block_rows threads over the rows of a super-row
+ * and block_srs over the super-rows of a super-super-row (all 1 on the
+ * CPU, which has no blocks). */
 typedef struct psl_csrk_fit {
     double d_max;
     double sr_a, sr_b, ssr_a, ssr_b;
-    int32_t lanes;
+    int32_t lanes, block_rows, block_srs;
 } psl_csrk_fit;
 
 /* The table of device kind dev (ending with a row of d_max = +Inf), its
  * row count in *n; NULL for an unknown kind (csrk_model.c). */
 const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n);
+/* The row of dev's table for d = mean_row_nnz (d <= 1 counts as 1; the
+ * caller checked dev and d). */
+const psl_csrk_fit *psl_csrk_model_fit(psl_csrk_device dev, double mean_row_nnz);
+
+/* The pointer array of up to k levels over the n+1 row offsets row_ptr,
+ * with rows per super-row sr and super-rows per super-super-row ssr
+ * (psl_csrk_group at each level): *out (NULL for one level; the caller's
+ * to free), *nsr, *nssr, and in *k_out the levels kept -- a level of one
+ * group says nothing its parent does not and is left implicit (k = 3 with
+ * one super-super-row is stored as k = 2, one super-row as k = 1). The
+ * layout of A->payload (psl_csrk_sr_ptr, psl_csrk_ssr_ptr). Used by the
+ * build (the CPU's grouping) and the device upload (the GPU's). */
+psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr,
+                             int32_t ssr, int32_t **out, int32_t *nsr, int32_t *nssr,
+                             int32_t *k_out);
+
+/* The device form (psl_format_ops.cuda_*; src/format/csrk/csrk_cuda.cu,
+ * kernel in src/kernels/cuda/spmv_csrk.cu). */
+struct CUstream_st;
+psl_status psl_csrk_cuda_entry(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                               void *y, psl_scalar vec_type, void *workspace,
+                               struct CUstream_st *stream);
+psl_status psl_cuda_csrk_upload(psl_dmatrix *d, const psl_matrix *A, struct CUstream_st *stream);
+psl_status psl_cuda_csrk_download(psl_matrix *A, const psl_dmatrix *d,
+                                  struct CUstream_st *stream);
+psl_status psl_cuda_csrk_workspace(const psl_dmatrix *d, psl_scalar vec_type, size_t *bytes);
 
 /* psl_format_ops.build and .estimate (csrk_build.c) and .check_header / .validate
  * (csrk_validate.c). */

@@ -49,15 +49,9 @@ static psl_status sizes(const psl_matrix *src, const psl_convert_options *opt, i
     return PSL_OK;
 }
 
-/* The pointer array of up to k levels over row_ptr (n rows) with sizes sr,
- * ssr: *out (NULL for one level; the caller's to free), *nsr, *nssr, and in
- * *k_out the levels kept: a level of one group says nothing its parent does
- * not and is left implicit (k = 3 with one super-super-row is stored as
- * k = 2, one super-row as k = 1), so a small matrix pays no pointer it does
- * not need. */
-static psl_status pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr,
-                           int32_t ssr, int32_t **out, int32_t *nsr_out, int32_t *nssr_out,
-                           int32_t *k_out)
+psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr,
+                             int32_t ssr, int32_t **out, int32_t *nsr_out, int32_t *nssr_out,
+                             int32_t *k_out)
 {
     int32_t *first = NULL, *second = NULL, *p = NULL;
     int64_t *cum = NULL;
@@ -116,7 +110,7 @@ psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
     int32_t *p = NULL;
     psl_status st;
     PSL_TRY(psl_csr_build(&A, src, &copt, dry));
-    if ((st = pointers(n, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k)) != PSL_OK) {
+    if ((st = psl_csrk_pointers(n, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k)) != PSL_OK) {
         psl_matrix_destroy(&A);
         return st;
     }
@@ -136,7 +130,7 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
 {
     int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
     PSL_TRY(sizes(src, opt, &sr, &ssr));
-    PSL_TRY(pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
+    PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
     free(p);
     psl_status st = psl_matrix_get_info(src, info);
     if (st != PSL_OK)

@@ -9,22 +9,34 @@
  * row is provisional: super-rows of about 64 - 8 ln d rows and
  * super-super-rows of about 16 - 2 ln d super-rows, i.e. threaded units of
  * some ten thousand nonzeros (an L2-sized block at FP64) for d in 10..100.
- * The CUDA rows carry the authors' Ampere fit (rows per super-row
- * 9.175 - 1.32 ln d, super-rows per super-super-row 20.5 - 3.5 ln d) with
- * the lanes of each step; no GPU kernel reads them yet.
+ * The CUDA rows carry the authors' Ampere fit, rows per super-row
+ * r(d) = 9.175 - 1.32 ln d and super-rows per super-super-row
+ * 20.5 - 3.5 ln d, with the rescaling of each step written out as
+ * coefficients: above d = 8 the super-super-row holds 4 r(d) super-rows,
+ * above 16 the super-row 2.5 r(d) rows and the super-super-row three times
+ * that, above 32 the super-row 2 r(d) rows and the super-super-row twice
+ * that, above 64 the super-row 2.7 r(d) rows and the super-super-row a
+ * quarter of that (the authors round r(d) before scaling; the
+ * coefficients round once, which moves a size by at most one or two). The
+ * blocks are theirs: 8 x 12 threads, then lanes x 8 x 12, x 8 x 8, x 8 x 4
+ * and x 8 x 2 with 4, 8, 16 and 32 lanes a row.
  */
 #include "format/csrk/csrk.h"
 
 #include <math.h>
 
 static const psl_csrk_fit cpu_fit[] = {
-    {INFINITY, 64.0, 8.0, 16.0, 2.0, 1},
+    {INFINITY, 64.0, 8.0, 16.0, 2.0, 1, 1, 1},
 };
 
+/* d_max, rows per super-row (a, b), super-rows per super-super-row (a, b),
+ * lanes, block_rows, block_srs */
 static const psl_csrk_fit cuda_fit[] = {
-    {8.0, 9.175, 1.32, 20.5, 3.5, 1},      {16.0, 9.175, 1.32, 20.5, 3.5, 4},
-    {32.0, 9.175, 1.32, 20.5, 3.5, 8},     {64.0, 9.175, 1.32, 20.5, 3.5, 16},
-    {INFINITY, 9.175, 1.32, 20.5, 3.5, 32},
+    {8.0, 9.175, 1.32, 20.5, 3.5, 1, 8, 12},
+    {16.0, 9.175, 1.32, 36.7, 5.28, 4, 8, 12},
+    {32.0, 22.9375, 3.3, 68.8125, 9.9, 8, 8, 8},
+    {64.0, 18.35, 2.64, 36.7, 5.28, 16, 8, 4},
+    {INFINITY, 24.7725, 3.564, 6.193125, 0.891, 32, 8, 2},
 };
 
 const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n)
@@ -34,6 +46,17 @@ const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n)
     case PSL_CSRK_DEVICE_CUDA: *n = (int)(sizeof cuda_fit / sizeof cuda_fit[0]); return cuda_fit;
     }
     return NULL;
+}
+
+const psl_csrk_fit *psl_csrk_model_fit(psl_csrk_device dev, double mean_row_nnz)
+{
+    int n = 0;
+    const psl_csrk_fit *t = psl_csrk_model_table(dev, &n);
+    const double d = mean_row_nnz < 1 ? 1 : mean_row_nnz;
+    int i = 0;
+    while (i + 1 < n && d > t[i].d_max)
+        i++;
+    return &t[i];
 }
 
 /* round(a - b ln d), at least 1 and at most 2^30. */
@@ -49,8 +72,7 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
     if (!sr_rows || !ssr_srs)
         return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_sizes: an output is NULL");
     int n = 0;
-    const psl_csrk_fit *t = psl_csrk_model_table(device, &n);
-    if (!t)
+    if (!psl_csrk_model_table(device, &n))
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k model device %d is not a psl_csrk_device (cpu 0, cuda 1)",
                          (int)device);
@@ -64,12 +86,9 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
         *sr_rows = *ssr_srs = 0;
         return PSL_OK;
     }
-    const double d = mean_row_nnz < 1 ? 1 : mean_row_nnz;
-    int i = 0;
-    while (i + 1 < n && d > t[i].d_max)
-        i++;
-    const double lnd = log(d);
-    int32_t sr = fit_size(t[i].sr_a, t[i].sr_b, lnd), ssr = fit_size(t[i].ssr_a, t[i].ssr_b, lnd);
+    const psl_csrk_fit *f = psl_csrk_model_fit(device, mean_row_nnz);
+    const double lnd = log(mean_row_nnz < 1 ? 1 : mean_row_nnz);
+    int32_t sr = fit_size(f->sr_a, f->sr_b, lnd), ssr = fit_size(f->ssr_a, f->ssr_b, lnd);
     if (k == 2) {
         int64_t p = (int64_t)sr * ssr;
         *sr_rows = p > 1073741824 ? 1073741824 : (int32_t)p;

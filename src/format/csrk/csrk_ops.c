@@ -2,7 +2,8 @@
  * csrk_ops.c -- CSR-k's entry in the table of formats: its options, byte
  * counts (CSR's plus the pointer arrays), name, binary-file arrays (CSR's
  * and one of pointers), kernel selectors and the release of its pointer
- * arrays. Rows decode as CSR's (the arrays are CSR's). No device form yet.
+ * arrays. Rows decode as CSR's (the arrays are CSR's). The device form is
+ * csrk_cuda.cu's.
  */
 #include "format/build.h"
 #include "format/csr/csr.h"
@@ -132,9 +133,9 @@ const psl_format_ops psl_csrk_ops = {
     .ref_select = csrk_ref_select,
     .omp_select = csrk_omp_select,
     .omp_isa = false,
-    .cuda_spmv = NULL,
-    .cuda_upload = NULL,
-    .cuda_download = NULL,
-    .cuda_workspace = NULL,
+    .cuda_spmv = PSL_CUDA_ENTRY(psl_csrk_cuda_entry),
+    .cuda_upload = PSL_CUDA_ENTRY(psl_cuda_csrk_upload),
+    .cuda_download = PSL_CUDA_ENTRY(psl_cuda_csrk_download),
+    .cuda_workspace = PSL_CUDA_ENTRY(psl_cuda_csrk_workspace),
     .release = csrk_release,
 };

@@ -43,7 +43,8 @@ void psl_dmatrix_free(psl_dmatrix *d)
     void *arrays[] = {d->d_slice_ptr,   d->d_perm,          d->d_words,
                       d->d_col,         d->d_val,           d->d_row_ptr,
                       d->d_csr_col,     d->d_csr_val,       d->d_wide_blocks,
-                      d->d_finish_slices, d->d_seg_start_col2, d->d_padded};
+                      d->d_finish_slices, d->d_seg_start_col2, d->d_padded,
+                      d->d_csrk_ptr,    d->d_csrk_own};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         if (arrays[i])
             (void)cudaFree(arrays[i]);
@@ -115,15 +116,10 @@ extern "C" psl_status psl_cuda_sliced_upload(psl_dmatrix *d, const psl_matrix *A
     return psl_dmatrix_setup_tiny(d, A->slice_ptr, s);
 }
 
-/* The CSR arrays with one index width for cuSPARSE: 32-bit row offsets and
- * columns when nnz < 2^31, else 64-bit both. Host staging copies (freed
- * here after the stream has drained). Empty matrices upload nothing: the
- * dispatcher never calls cuSPARSE for them. */
-extern "C" psl_status psl_cuda_csr_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+/* Host staging copies of the narrowed or widened indices are freed here
+ * after the stream has drained. */
+psl_status psl_cuda_csr_arrays_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
 {
-    if (A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
-        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
-                         (int)A->value_type);
     if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
         return PSL_OK;
     psl_status st = PSL_OK;
@@ -155,7 +151,20 @@ extern "C" psl_status psl_cuda_csr_upload(psl_dmatrix *d, const psl_matrix *A, c
     psl_status sy = PSL_CUDA_OK(cudaStreamSynchronize(s));
     psl_free(stage);
     PSL_TRY(st);
-    PSL_TRY(sy);
+    return sy;
+}
+
+/* The CSR arrays with one index width for cuSPARSE (psl_cuda_csr_arrays_upload)
+ * and its handle. Empty matrices upload nothing: the dispatcher never calls
+ * cuSPARSE for them. */
+extern "C" psl_status psl_cuda_csr_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    if (A->value_type != PSL_FP64 && A->value_type != PSL_FP32)
+        return psl_error(PSL_ERR_INVALID_VALUE, "CSR matrix with value type %d cannot be uploaded",
+                         (int)A->value_type);
+    if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
+        return PSL_OK;
+    PSL_TRY(psl_cuda_csr_arrays_upload(d, A, s));
     return psl_cuda_csr_setup(d);
 }
 

@@ -59,6 +59,26 @@ struct psl_dsliced {
     int32_t uniform_width;
 };
 
+/* The kernel parameters of a CSR-k device matrix (spmv_csrk.cu), passed by
+ * value. The CSR arrays are the device matrix's d_row_ptr and d_csr_col
+ * (int32_t, or int64_t both when csr_index64) and d_csr_val; the
+ * grouping is the device's own (made at upload from the CUDA model or the
+ * PSL_CUDA_CSRK_* options), not necessarily the host matrix's. A block
+ * takes a super-super-row (k = 3), a super-row (k = 2) or block_rows x
+ * block_srs consecutive rows (k = 1); its threads are lanes x block_rows x
+ * block_srs. */
+struct psl_dcsrk {
+    const void *row_ptr;
+    const void *col;
+    const void *val;
+    const int32_t *sr_ptr;  /* nsr + 1 first rows (k >= 2) */
+    const int32_t *ssr_ptr; /* nssr + 1 first super-rows (k = 3) */
+    int32_t nrows;
+    int32_t k;       /* levels of the device's grouping: 1, 2 or 3 */
+    int32_t nblocks; /* the grid: nssr, nsr, or rows / (block_rows x block_srs) rounded up */
+    int32_t lanes, block_rows, block_srs;
+};
+
 /*
  * A matrix resident on one CUDA device. Host copies of the scalar fields
  * and of the statistics; device copies of the arrays. Nothing in it changes
@@ -97,6 +117,13 @@ struct psl_dmatrix {
     psl_dsliced padded;
     void *d_padded;
     int tiny_uniform; /* 0: no uniform copy (PSL_CUDA_TINY_UNIFORM=0) */
+
+    /* CSR-k (only when nrows, ncols and nnz are all > 0, but d_csrk_own
+     * always): the kernel parameters, the device's pointer arrays (d_csrk_ptr)
+     * and the host matrix's own (d_csrk_own, given back by download). Its
+     * CSR arrays are those below, without a cuSPARSE handle. */
+    psl_dcsrk ck;
+    void *d_csrk_ptr, *d_csrk_own;
 
     /* CSR through cuSPARSE (only when nrows, ncols and nnz are all > 0) */
     void *d_row_ptr, *d_csr_col, *d_csr_val;
@@ -301,6 +328,18 @@ static inline size_t psl_cuda_wide_ws_bytes(const psl_dmatrix *dA, psl_scalar ve
 /* y = alpha*0 + beta*y over nrows (a matrix without entries or columns). */
 psl_status psl_cuda_scale_spmv(const psl_dmatrix *dA, double alpha, double beta, void *y,
                                psl_scalar vec_type, cudaStream_t stream);
+
+/* CSR-k (spmv_csrk.cu): y = alpha*A*x + beta*y with the kernel of dA->ck. */
+psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                              void *y, psl_scalar vec_type, cudaStream_t stream);
+/* Most threads in a CSR-k block (the kernel's launch bound). */
+#define PSL_CSRK_BLOCK_MAX 512
+
+/* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
+ * csr_index64: 32-bit row offsets and columns when nnz < 2^31, else 64-bit
+ * both), values of any type; nothing for a matrix without rows, columns or
+ * entries. Waits for the stream (the staging copies). dmatrix.cu. */
+psl_status psl_cuda_csr_arrays_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s);
 
 /* cuSPARSE CSR part: set up at upload (handle, descriptor, buffer sizes),
  * run, and release. */

@@ -60,6 +60,12 @@
  *   CSR through cuSPARSE -- cusparseSpMV with CSR_ALG2 (deterministic, its
  *     own summation order), for the value/vector pairs cuSPARSE has
  *     (psl_csr_vec_cuda_type, spmv_csr.cu). Rule: the CSR format.
+ *   CSR-k -- psl_csrk_kernel (spmv_csrk.cu): a block per super-super-row
+ *     or super-row of the device's grouping (made at upload, csrk_cuda.cu),
+ *     a thread or a group of lanes per row; block shape, lanes and sizes
+ *     from the CUDA rows of the tuning model (csrk_model.c) for d = nnz /
+ *     rows. Rule: the CSR-k format. One-thread rows give the CPU's bits;
+ *     rows of several lanes are added in a fixed order of their own.
  *   Empty matrices -- psl_scale_kernel (spmv_scale.cu): y = beta*y, x not
  *     read, when nnz or ncols is 0. Rule: psl_dspmv.
  *

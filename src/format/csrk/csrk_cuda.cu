@@ -1,0 +1,129 @@
+/*
+ * csrk_cuda.cu -- CSR-k's device form, the entries of its table of formats
+ * (extern "C"): upload, download, workspace (none) and the SpMV entry (the
+ * launcher of src/kernels/cuda/spmv_csrk.cu).
+ *
+ * The device keeps the CSR arrays as cuSPARSE takes them (32-bit row
+ * offsets and columns when nnz < 2^31) and two groupings of the rows: its
+ * own, made at upload for the GPU kernel with the host matrix's levels and
+ * the sizes of the CUDA tuning model for d = nnz / rows (or the
+ * PSL_CUDA_CSRK_SR_ROWS / _SSR_SRS options), and the host matrix's pointer
+ * arrays as they are, so that download gives the matrix back unchanged
+ * (and psl_dmatrix_get_info describes it). Both are int32 arrays of about
+ * rows / sizes entries: together under 1% of the CSR arrays for the sizes
+ * of the models.
+ */
+#include "format/csrk/csrk.h"
+#include "core/options.h"
+#include "format/csr/csr.h"
+#include "kernels/cuda/dmatrix.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The block of the CUDA model's row f, checked (a saved fit may be wrong):
+ * lanes a power of two up to 32, at most PSL_CSRK_BLOCK_MAX threads. */
+static psl_status psl_csrk_block_of(const psl_csrk_fit *f, psl_dcsrk *m)
+{
+    const int64_t threads = (int64_t)f->lanes * f->block_rows * f->block_srs;
+    if (f->lanes < 1 || f->lanes > 32 || (f->lanes & (f->lanes - 1)) || f->block_rows < 1 ||
+        f->block_srs < 1 || threads > PSL_CSRK_BLOCK_MAX)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "CSR-k CUDA model: block of %d lanes x %d rows x %d super-rows (for d "
+                         "up to %g): expected lanes 1, 2, 4, 8, 16 or 32 and at most %d threads",
+                         (int)f->lanes, (int)f->block_rows, (int)f->block_srs, f->d_max,
+                         PSL_CSRK_BLOCK_MAX);
+    m->lanes = f->lanes;
+    m->block_rows = f->block_rows;
+    m->block_srs = f->block_srs;
+    return PSL_OK;
+}
+
+/* The device's grouping of A's rows into d->d_csrk_ptr and d->ck. */
+static psl_status psl_csrk_device_grouping(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    const double mean = (double)A->nnz / A->nrows;
+    psl_dcsrk *m = &d->ck;
+    PSL_TRY(psl_csrk_block_of(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, mean), m));
+    int32_t k = psl_csrk_levels(A), sr = 0, ssr = 0, opt_sr = 0, opt_ssr = 0;
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SR_ROWS, &opt_sr));
+    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SSR_SRS, &opt_ssr));
+    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CUDA, k, mean, &sr, &ssr));
+    if (opt_sr > 0 && k >= 2)
+        sr = opt_sr;
+    if (opt_ssr > 0 && k == 3)
+        ssr = opt_ssr;
+    int32_t *p = NULL, nsr = 0, nssr = 0;
+    PSL_TRY(psl_csrk_pointers(A->nrows, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
+    psl_status st = psl_dcopy(&d->d_csrk_ptr, p, psl_csrk_ptr_count(k, nsr, nssr),
+                              sizeof(int32_t), s, "CSR-k device pointers");
+    psl_status sy = PSL_CUDA_OK(cudaStreamSynchronize(s)); /* p must outlive the copy */
+    free(p);
+    PSL_TRY(st);
+    PSL_TRY(sy);
+    const int32_t *dp = (const int32_t *)d->d_csrk_ptr;
+    m->k = k;
+    m->sr_ptr = k >= 2 ? dp : NULL;
+    m->ssr_ptr = k == 3 ? dp + nsr + 1 : NULL;
+    const int64_t per = (int64_t)m->block_rows * m->block_srs;
+    m->nblocks = k == 3 ? nssr : k == 2 ? nsr : (int32_t)((A->nrows + per - 1) / per);
+    return PSL_OK;
+}
+
+extern "C" psl_status psl_cuda_csrk_upload(psl_dmatrix *d, const psl_matrix *A, cudaStream_t s)
+{
+    if (A->value_type != PSL_FP64 && A->value_type != PSL_FP32 && A->value_type != PSL_FP16)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "CSR-k matrix with value type %d cannot be uploaded (FP64, FP32 or "
+                         "FP16)",
+                         (int)A->value_type);
+    PSL_TRY(psl_dcopy(&d->d_csrk_own, A->payload,
+                      psl_csrk_ptr_count(A->C, A->nslices, A->sigma), sizeof(int32_t), s,
+                      "CSR-k pointers"));
+    memset(&d->ck, 0, sizeof d->ck);
+    if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
+        return PSL_OK; /* psl_dspmv runs the scale kernel: no arrays read */
+    PSL_TRY(psl_cuda_csr_arrays_upload(d, A, s));
+    d->ck.row_ptr = d->d_row_ptr;
+    d->ck.col = d->d_csr_col;
+    d->ck.val = d->d_csr_val;
+    d->ck.nrows = A->nrows;
+    return psl_csrk_device_grouping(d, A, s);
+}
+
+/* The CSR arrays (psl_cuda_csr_download, from their index width back to
+ * int64 / int32) and the host matrix's own pointer arrays and counts. */
+extern "C" psl_status psl_cuda_csrk_download(psl_matrix *A, const psl_dmatrix *d,
+                                             cudaStream_t s)
+{
+    const psl_matrix_info *in = &d->info;
+    A->C = in->csrk_k;
+    A->nslices = in->csrk_super_rows;
+    A->sigma = in->csrk_super_super_rows;
+    A->csr_equiv_bytes = in->csr_bytes;
+    PSL_TRY(psl_cuda_csr_download(A, d, s));
+    const int64_t cnt = psl_csrk_ptr_count(A->C, A->nslices, A->sigma);
+    if (cnt == 0)
+        return PSL_OK;
+    PSL_TRY(psl_alloc(&A->payload, (size_t)cnt, sizeof(int32_t), "CSR-k pointers"));
+    PSL_TRY(PSL_CUDA_OK(cudaMemcpyAsync(A->payload, d->d_csrk_own, (size_t)cnt * sizeof(int32_t),
+                                        cudaMemcpyDeviceToHost, s)));
+    return PSL_CUDA_OK(cudaStreamSynchronize(s));
+}
+
+extern "C" psl_status psl_cuda_csrk_workspace(const psl_dmatrix *d, psl_scalar vec_type,
+                                              size_t *bytes)
+{
+    (void)d;
+    (void)vec_type;
+    *bytes = 0;
+    return PSL_OK;
+}
+
+extern "C" psl_status psl_csrk_cuda_entry(const psl_dmatrix *dA, double alpha, const void *x,
+                                          double beta, void *y, psl_scalar vec_type,
+                                          void *workspace, struct CUstream_st *stream)
+{
+    (void)workspace;
+    return psl_cuda_csrk_spmv(dA, alpha, x, beta, y, vec_type, stream);
+}

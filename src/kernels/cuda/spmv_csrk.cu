@@ -1,0 +1,187 @@
+/*
+ * spmv_csrk.cu -- the CSR-k SpMV kernel (the GPU mapping of Lane and
+ * Booth, ALGORITHMS.md section 9): one thread block per super-super-row
+ * (k = 3), its threads threadIdx.z over the super-rows and threadIdx.y
+ * over the rows of each, or per super-row (k = 2) and per block_rows x
+ * block_srs consecutive rows (k = 1), its threads over the rows. A row is
+ * summed by one thread (lanes = 1) or by a group of lanes adjacent threads
+ * of one warp (threadIdx.x) that stride over its entries, coalesced, and
+ * add their sums by a shuffle tree. The block shape and the lanes come
+ * from the CUDA rows of the tuning model (csrk_model.c) at upload.
+ * Templated over the vector kind, the stored value type (FP64, FP32, FP16;
+ * FP16 values accumulate in FP32 with FP16 or FP32 vectors) and the width
+ * of the row offsets and columns (IDX: int32_t, or int64_t for nnz >= 2^31,
+ * as the device CSR arrays are stored).
+ *
+ * Summation order: a row of one thread is summed in column order with
+ * each multiply and add rounded (the arithmetic contract of
+ * src/kernels/kernels.h), so its y has the bits of the CPU kernels. A row
+ * of lanes threads is summed lane by lane (entries lane, lane + lanes, ...)
+ * then by the tree (lane 0 + lane lanes/2, ...): a fixed order of its own,
+ * bitwise repeatable run to run but not the CPU's bits.
+ */
+#include "vec_ops.cuh"
+
+/* Stored value k as the type it widens from exactly: double, float, or the
+ * float of an FP16 value (bits in an unsigned short). */
+__device__ __forceinline__ double psl_csrk_value(const double *v, int64_t k) { return __ldg(v + k); }
+__device__ __forceinline__ float psl_csrk_value(const float *v, int64_t k) { return __ldg(v + k); }
+__device__ __forceinline__ float psl_csrk_value(const unsigned short *v, int64_t k)
+{
+    return __half2float(__ushort_as_half(__ldg(v + k)));
+}
+
+/* The sum of row r's entries e0 .. e1-1 in this thread's share: all of
+ * them in column order (LANES_GT1 false), or entries e0 + lane, + lanes, ...
+ * EXACT: the product is exact in float (FP16 values and FP16 vectors), so
+ * a fused multiply-add gives the same bits. */
+template <class VEC, class VAL, class IDX, bool LANES_GT1>
+__device__ __forceinline__ typename VEC::acc psl_csrk_row_part(
+    const psl_dcsrk &m, int64_t e0, int64_t e1, uint32_t lane,
+    const typename VEC::elem *__restrict__ x)
+{
+    typedef typename VEC::acc ACC;
+    constexpr bool EXACT = sizeof(VAL) == 2 && sizeof(typename VEC::elem) == 2;
+    const VAL *__restrict__ val = (const VAL *)m.val;
+    const IDX *__restrict__ col = (const IDX *)m.col;
+    ACC t = 0;
+    if (!LANES_GT1) {
+        int64_t e = e0;
+        /* four entries' loads in flight together, their sums in order */
+        for (; e + 4 <= e1; e += 4) {
+            IDX c[4];
+            typename VEC::elem xv[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                c[u] = __ldg(col + e + u);
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                xv[u] = VEC::raw2(x, 2u * (uint32_t)c[u]);
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                t = psl_madd<EXACT>(t, psl_to_acc<ACC>(psl_csrk_value(val, e + u)),
+                                    (ACC)VEC::widen(xv[u]));
+        }
+        for (; e < e1; e++)
+            t = psl_madd<EXACT>(t, psl_to_acc<ACC>(psl_csrk_value(val, e)),
+                                (ACC)VEC::widen(VEC::raw2(x, 2u * (uint32_t)__ldg(col + e))));
+    } else {
+        const uint32_t lanes = (uint32_t)m.lanes;
+#pragma unroll 2
+        for (int64_t e = e0 + lane; e < e1; e += lanes)
+            t = psl_madd<EXACT>(t, psl_to_acc<ACC>(psl_csrk_value(val, e)),
+                                (ACC)VEC::widen(VEC::raw2(x, 2u * (uint32_t)__ldg(col + e))));
+    }
+    return t;
+}
+
+/* Row r: its sum over the lanes of its group (every lane of the group
+ * calls this for the same r, so the group is converged at the shuffles;
+ * seg_mask names the group's threads in the warp), written by lane 0. */
+template <class VEC, class VAL, class IDX, bool LANES_GT1>
+__device__ __forceinline__ void psl_csrk_row(const psl_dcsrk &m, int32_t r, uint32_t lane,
+                                             unsigned seg_mask,
+                                             const typename VEC::elem *__restrict__ x,
+                                             typename VEC::elem *__restrict__ y,
+                                             typename VEC::acc a, typename VEC::acc b,
+                                             bool use_beta)
+{
+    const IDX *__restrict__ rp = (const IDX *)m.row_ptr;
+    const int64_t e0 = (int64_t)__ldg(rp + r), e1 = (int64_t)__ldg(rp + r + 1);
+    typename VEC::acc t = psl_csrk_row_part<VEC, VAL, IDX, LANES_GT1>(m, e0, e1, lane, x);
+    if (LANES_GT1)
+        for (int o = m.lanes >> 1; o > 0; o >>= 1)
+            t = psl_add(t, __shfl_down_sync(seg_mask, t, o, m.lanes));
+    if (lane == 0)
+        VEC::finish(y, r, t, a, b, use_beta);
+}
+
+/* The kernel: block blockIdx.x of the grouping (psl_dcsrk), threads
+ * (lanes, block_rows, block_srs). Every index it reads lies inside the
+ * arrays: group g < nblocks reads sr/ssr entries g and g + 1 (nsr + 1 and
+ * nssr + 1 entries, nblocks = nsr or nssr), rows r < nrows read row
+ * offsets r and r + 1 (nrows + 1 entries), entries e < row_ptr[nrows] =
+ * nnz. */
+template <class VEC, class VAL, class IDX, bool LANES_GT1>
+__global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
+    psl_csrk_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
+                    typename VEC::elem *__restrict__ y, typename VEC::acc a, typename VEC::acc b,
+                    bool use_beta)
+{
+    const uint32_t lane = LANES_GT1 ? threadIdx.x : 0;
+    const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    /* the group of lanes of this thread's row: lanes (a power of two up to
+     * 32, blockDim.x) adjacent threads starting at a multiple of lanes */
+    const unsigned seg_mask =
+        !LANES_GT1 || m.lanes >= 32
+            ? 0xffffffffu
+            : ((1u << m.lanes) - 1u) << ((tid & 31u) & ~((uint32_t)m.lanes - 1u));
+    const int32_t g = (int32_t)blockIdx.x;
+    if (m.k == 3) {
+        const int32_t s1 = __ldg(m.ssr_ptr + g + 1);
+        for (int32_t s = __ldg(m.ssr_ptr + g) + (int32_t)threadIdx.z; s < s1;
+             s += (int32_t)blockDim.z) {
+            const int32_t r1 = __ldg(m.sr_ptr + s + 1);
+            for (int32_t r = __ldg(m.sr_ptr + s) + (int32_t)threadIdx.y; r < r1;
+                 r += (int32_t)blockDim.y)
+                psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b,
+                                                       use_beta);
+        }
+        return;
+    }
+    /* k = 2: the rows of super-row g; k = 1: rows g x per .. (g + 1) x per - 1 */
+    const int32_t per = (int32_t)(blockDim.y * blockDim.z);
+    int32_t r0, r1;
+    if (m.k == 2) {
+        r0 = __ldg(m.sr_ptr + g);
+        r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * per;
+        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
+        r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
+    }
+    for (int32_t r = r0 + (int32_t)(threadIdx.y + blockDim.y * threadIdx.z); r < r1; r += per)
+        psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b, use_beta);
+}
+
+template <class VEC, class VAL, class IDX>
+static psl_status psl_csrk_launch(const psl_dmatrix *dA, double alpha, const void *x,
+                                  double beta, void *y, cudaStream_t stream)
+{
+    const psl_dcsrk &m = dA->ck;
+    const dim3 block((unsigned)m.lanes, (unsigned)m.block_rows, (unsigned)m.block_srs);
+    const typename VEC::acc a = psl_acc_scalar<VEC>(alpha), b = psl_acc_scalar<VEC>(beta);
+    const typename VEC::elem *xv = (const typename VEC::elem *)x;
+    typename VEC::elem *yv = (typename VEC::elem *)y;
+    if (m.lanes > 1)
+        psl_csrk_kernel<VEC, VAL, IDX, true>
+            <<<(unsigned)m.nblocks, block, 0, stream>>>(m, xv, yv, a, b, beta != 0);
+    else
+        psl_csrk_kernel<VEC, VAL, IDX, false>
+            <<<(unsigned)m.nblocks, block, 0, stream>>>(m, xv, yv, a, b, beta != 0);
+    return psl_cuda_launch_status("CSR-k SpMV");
+}
+
+template <class VAL>
+static psl_status psl_csrk_by_vec(const psl_dmatrix *dA, double alpha, const void *x,
+                                  double beta, void *y, psl_scalar vec_type, cudaStream_t stream)
+{
+    return psl_with_vec(vec_type, "CSR-k device SpMV", [&](auto v) {
+        return dA->csr_index64
+                   ? psl_csrk_launch<decltype(v), VAL, int64_t>(dA, alpha, x, beta, y, stream)
+                   : psl_csrk_launch<decltype(v), VAL, int32_t>(dA, alpha, x, beta, y, stream);
+    });
+}
+
+psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x, double beta,
+                              void *y, psl_scalar vec_type, cudaStream_t stream)
+{
+    switch (dA->value_type) {
+    case PSL_FP64: return psl_csrk_by_vec<double>(dA, alpha, x, beta, y, vec_type, stream);
+    case PSL_FP32: return psl_csrk_by_vec<float>(dA, alpha, x, beta, y, vec_type, stream);
+    case PSL_FP16:
+        return psl_csrk_by_vec<unsigned short>(dA, alpha, x, beta, y, vec_type, stream);
+    default: break;
+    }
+    return psl_error(PSL_ERR_INTERNAL, "CSR-k device SpMV: value type %d", (int)dA->value_type);
+}
