@@ -867,6 +867,9 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             if (hs->read_error[0])
                 cli_json_string(&j, "read_bw_error", hs->read_error);
         }
+        /* idle OpenMP threads of one runtime (libgomp, MKL's) spin into the
+         * other's kernels unless told to wait passively */
+        cli_json_string(&j, "omp_wait_policy", getenv("OMP_WAIT_POLICY"));
         cli_json_string(&j, "mkl", hs->mkl_version[0] ? hs->mkl_version : NULL);
         if (hs->mkl_version[0])
             cli_json_string(&j, "mkl_threading", hs->mkl_threading);
