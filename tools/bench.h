@@ -58,8 +58,9 @@ typedef struct bench_result {
     double backward_error;
     double convert_seconds; /* host conversion (+ upload on the device) */
     double enqueue_us;      /* cuda: host time to enqueue one timed run; < 0: n/a */
-    /* MKL: mkl_sparse_?_create_csr (+ set_mv_hint) and mkl_sparse_optimize
-     * seconds (their sum is convert_seconds), the expected-calls hint, and
+    /* MKL: mkl_sparse_?_create_csr and mkl_sparse_optimize seconds (their
+     * sum is convert_seconds; the probe product and set_mv_hint between
+     * them are left out), the expected-calls hint, and
      * the backward-error tolerance its y was checked against; < 0: n/a */
     double mkl_create_seconds, mkl_optimize_seconds, tolerance;
     int64_t mkl_hint_calls;
@@ -143,19 +144,24 @@ typedef struct bench_host {
     char read_error[128];
 } bench_host;
 
+/* How many products the CPU timing of a makes of a kernel whose product
+ * takes seconds (warm-up and timed runs of every round, and the check). */
+int64_t bench_expected_calls(const bench_args *a, double seconds);
+
 #ifdef PSL_HAVE_MKL
 /* MKL's inspector-executor CSR SpMV of the FP64 CSR matrix d->A with the
  * values and vectors k->opt.value_type (FP64 or FP32), in bench_mkl.c. */
 typedef struct bench_mkl bench_mkl;
 /* MKL's version and threading layer, and its thread count set to threads. */
 void bench_mkl_init(int threads, bench_host *host);
-/* Copy the matrix and vectors, mkl_sparse_?_create_csr,
- * mkl_sparse_set_mv_hint(hint_calls), mkl_sparse_optimize (times into r;
+/* Copy the matrix and vectors, mkl_sparse_?_create_csr, one product to
+ * time it, mkl_sparse_set_mv_hint with bench_expected_calls for that time,
+ * mkl_sparse_optimize (times into r;
  * r->bytes: the bytes of its CSR arrays, values + MKL_INT columns and row
  * pointers).
  * NULL on failure, with r->error set. */
 bench_mkl *bench_mkl_setup(const bench_args *a, const bench_data *d, const bench_kernel *k,
-                           int64_t hint_calls, bench_result *r);
+                           bench_result *r);
 /* One product y = alpha A x + beta y; 0, or -1 with r->error set. */
 int bench_mkl_run(bench_mkl *m, bench_result *r);
 /* A fresh product from y0 into y (FP64, original row order); 0 or -1. */

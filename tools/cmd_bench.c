@@ -506,7 +506,7 @@ static int setup_ours(const bench_args *a, const bench_data *d, const bench_kern
  * u relative to sum_j |a_ij x_j| <= ||A||_inf ||x||_inf (values rounded
  * once, k products and sums), plus one. */
 static int setup_mkl(const bench_args *a, const bench_data *d, const bench_kernel *k,
-                     int64_t hint_calls, bench_result *r, cpu_kernel *ck)
+                     bench_result *r, cpu_kernel *ck)
 {
     int64_t m = d->info.nrows, n = d->info.ncols;
     size_t vs = cli_vec_size(k->vec);
@@ -515,21 +515,20 @@ static int setup_mkl(const bench_args *a, const bench_data *d, const bench_kerne
              k->opt.value_type == PSL_FP64 ? 'd' : 's');
     double u = k->opt.value_type == PSL_FP64 ? 0x1p-53 : 0x1p-24;
     r->tolerance = ((double)d->info.max_row_nnz + 2.0) * u;
-    ck->mkl = bench_mkl_setup(a, d, k, hint_calls, r); /* r->bytes: its CSR arrays */
+    ck->mkl = bench_mkl_setup(a, d, k, r); /* r->bytes: its CSR arrays */
     r->traffic = bench_traffic_bytes(r->bytes, vs, m, n, a->beta != 0);
     return ck->mkl ? 0 : -1;
 }
 #endif
 
 static int setup_kernel(const bench_args *a, const bench_data *d, const bench_kernel *k,
-                        int64_t hint_calls, bench_result *r, cpu_kernel *ck)
+                        bench_result *r, cpu_kernel *ck)
 {
     result_defaults(r);
 #ifdef PSL_HAVE_MKL
     if (k->impl == BENCH_MKL)
-        return setup_mkl(a, d, k, hint_calls, r, ck);
+        return setup_mkl(a, d, k, r, ck);
 #endif
-    (void)hint_calls;
     return setup_ours(a, d, k, r, ck);
 }
 
@@ -544,6 +543,15 @@ static int run_once(const bench_args *a, const bench_kernel *k, cpu_kernel *ck, 
         return 0;
     snprintf(r->error, sizeof r->error, "%s", psl_last_error_message());
     return -1;
+}
+
+int64_t bench_expected_calls(const bench_args *a, double seconds)
+{
+    long long per_reps = (a->reps + a->rounds - 1) / a->rounds;
+    double per_time = a->min_time / (double)a->rounds;
+    double by_time = seconds > 0 ? ceil(per_time / seconds) : (double)MAX_RUNS;
+    double timed = fmin(fmax((double)per_reps, by_time), (double)MAX_RUNS);
+    return (int64_t)((double)a->rounds * ((double)a->warmup + timed)) + 1;
 }
 
 /* One round of a kernel: warm-up, then at least reps / rounds runs and
@@ -680,9 +688,8 @@ static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res,
         }
         return;
     }
-    int64_t hint_calls = a->rounds * (a->warmup + (a->reps + a->rounds - 1) / a->rounds) + 1;
     for (int i = 0; i < a->nkernels; i++)
-        ck[i].failed = setup_kernel(a, d, &a->kernels[i], hint_calls, &res[i], &ck[i]) != 0;
+        ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
     if (a->read_bytes > 0 && bench_read_alloc(&buf, a->read_bytes) != 0)
         snprintf(host->read_error, sizeof host->read_error, "out of memory for %lld bytes",
                  a->read_bytes);
