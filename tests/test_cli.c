@@ -619,6 +619,16 @@ TEST(bench_cpu_bandwidth_and_mkl)
         CHECK(json_num(p, "min_us") <= us && us <= json_num(p, "max_us"));
         CHECK(json_num(p, "runs") >= 2 * 2 && strstr(p, "\"round_median_us\": ["));
     }
+    /* --rounds 1: the kernels one after the other, after the read passes */
+    rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --rounds 1 --read-mib 8 "
+             "--kernels csr-fp32,sell-fp16 --json '%s'", json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(json_num(text, "rounds") == 1 && json_num(text, "read_bw_gbs") > 0);
+    for (int i = 0; i < 2; i++) {
+        const char *p = json_kernel(text, i ? "sell-fp16" : "csr-fp32");
+        CHECK(p && json_num(p, "runs") >= 2 && json_num(p, "pct_read_bw") > 0);
+    }
     /* --read-mib 0: no bandwidth, no share */
     rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --read-mib 0 --kernels csr-fp32 "
              "--json '%s'", json);

@@ -63,12 +63,13 @@ static void usage(void)
            "reports each kernel's GB/s as %% of it. One kernel's matrix is on the device\n"
            "at a time (convert, upload, time, free).\n"
            "\n"
-           "--device cpu sets every kernel up first, then times them in --rounds rounds,\n"
-           "each kernel in turn (so that the noise of a shared machine hits all alike),\n"
-           "and measures the host's read bandwidth in the same rounds (the sum of an\n"
-           "array of 4 x the last-level cache, at least 256 MiB, with the same threads).\n"
-           "Median, min and max are over the runs of all rounds; %%read is each kernel's\n"
-           "GB/s on its own bytes (matrix + x + y) as %% of the median read bandwidth.\n"
+           "--device cpu sets every kernel up first, then times them in --rounds rounds\n"
+           "(default 5), each kernel in turn (so that the noise of a shared machine hits\n"
+           "all alike), and measures the host's read bandwidth in the same rounds (the\n"
+           "sum of an array of 4 x the last-level cache, 256 MiB to 4 GiB, with the same\n"
+           "threads). Median, min and max are over the runs of all rounds; %%read is each\n"
+           "kernel's GB/s on its own bytes (matrix + x + y) as %% of the median read\n"
+           "bandwidth.\n"
            "When built with Intel MKL (CMake -DPSL_WITH_MKL, scripts/install-mkl.sh),\n"
            "mkl-csr-fp64 and mkl-csr-fp32 time MKL's inspector-executor CSR SpMV\n"
            "(mkl_sparse_set_mv_hint, mkl_sparse_optimize; their time is prep_s) with\n"
@@ -87,9 +88,10 @@ static void usage(void)
            "      --threads T      OpenMP threads, MKL's too (default: OMP_NUM_THREADS or all)\n"
            "      --rounds R       cpu: interleaved rounds, each with reps/R runs and\n"
            "                       min-time/R seconds per kernel after its warm-up\n"
-           "                       (default 1, at most 100)\n"
+           "                       (default 5, at most 100; 1: one kernel's matrix in\n"
+           "                       memory at a time, for the largest matrices)\n"
            "      --read-mib M     cpu: read-bandwidth buffer in MiB (default 4 x the\n"
-           "                       last-level cache, at least 256; 0: not measured)\n"
+           "                       last-level cache, 256 to 4096; 0: not measured)\n"
            "      --kernels LIST   comma-separated kernels (default all of:\n"
            "                       " DEFAULT_KERNELS ";\n"
            "                       cuda: " DEFAULT_CUDA_KERNELS ").\n"
@@ -268,7 +270,7 @@ static int parse(int argc, char **argv, bench_args *a)
     a->max_time = 2.0;
     a->alpha = 1.0;
     a->beta = 0.0;
-    a->rounds = 1;
+    a->rounds = a->cuda ? 1 : 5;
     a->read_bytes = -1; /* the default, once the command line is checked */
     const char *s;
 #define INT_OPT(flag, field, lo, hi)                                                  \
@@ -670,15 +672,46 @@ static int read_round(const bench_read_buf *b, double *t, int *n, int cap)
     return 0;
 }
 
-/* The CPU side of bench: set every kernel up (all matrices stay in memory),
- * then a->rounds rounds, each one pass of the read bandwidth and every
- * kernel in turn (starting one kernel later each round), so that the noise
- * of a shared machine hits all kernels alike; then each kernel's result. */
+/* A kernel's result after its rounds: a fresh product, the statistics
+ * (finish_kernel); then its matrix and vectors are freed. */
+static void complete_kernel(const bench_args *a, const bench_data *d, int i, cpu_kernel *ck,
+                            bench_result *r)
+{
+    if (!ck->failed && finish_kernel(a, d, &a->kernels[i], ck, r) == 0)
+        r->ok = 1;
+    if (!r->ok && !r->error[0])
+        snprintf(r->error, sizeof r->error, "failed");
+    destroy_kernel(ck);
+}
+
+/* Median, min and max of the read passes into host. */
+static void read_stats(double *t, int n, bench_host *host)
+{
+    if (n <= 0 || host->read_error[0])
+        return;
+    double tmin = t[0], tmax = t[0];
+    for (int p = 1; p < n; p++) {
+        tmin = fmin(tmin, t[p]);
+        tmax = fmax(tmax, t[p]);
+    }
+    host->read_runs = n;
+    host->read_gbs = bench_gbs((double)host->read_bytes, cli_median(t, n));
+    host->read_max_gbs = bench_gbs((double)host->read_bytes, tmin);
+    host->read_min_gbs = bench_gbs((double)host->read_bytes, tmax);
+}
+
+/* The CPU side of bench. With several rounds every kernel is set up first
+ * (all matrices stay in memory), then each round makes one set of read-
+ * bandwidth passes and times every kernel in turn, starting one kernel
+ * later each round, so that the noise of a shared machine hits all kernels
+ * alike. With one round the read passes come first and the kernels one
+ * after the other, one matrix in memory at a time. */
 static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res, bench_host *host)
 {
     cpu_kernel *ck = calloc((size_t)a->nkernels, sizeof *ck);
     double read_t[BENCH_MAX_ROUNDS * READ_PASSES];
-    int nread = 0;
+    const int read_cap = (int)(sizeof read_t / sizeof read_t[0]);
+    int nread = 0, together = a->rounds > 1;
     bench_read_buf buf = {NULL, 0};
     host->read_gbs = host->read_min_gbs = host->read_max_gbs = -1;
     if (!ck) {
@@ -688,46 +721,37 @@ static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res,
         }
         return;
     }
-    for (int i = 0; i < a->nkernels; i++)
+    for (int i = 0; together && i < a->nkernels; i++)
         ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
     if (a->read_bytes > 0 && bench_read_alloc(&buf, a->read_bytes) != 0)
         snprintf(host->read_error, sizeof host->read_error, "out of memory for %lld bytes",
                  a->read_bytes);
+    if (buf.a)
+        host->read_bytes = buf.n * (int64_t)sizeof(double);
     for (long long round = 0; round < a->rounds; round++) {
-        if (buf.a && read_round(&buf, read_t, &nread, (int)(sizeof read_t / sizeof read_t[0])) != 0) {
+        if (buf.a && read_round(&buf, read_t, &nread, read_cap) != 0) {
             snprintf(host->read_error, sizeof host->read_error, "wrong sum of the read kernel");
             bench_read_free(&buf);
         }
+        if (!together)
+            bench_read_free(&buf); /* before the kernels' matrices */
         for (int j = 0; j < a->nkernels; j++) {
             int i = (int)((j + round) % a->nkernels);
+            if (!together)
+                ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
             if (!ck[i].failed)
                 ck[i].failed = time_round(a, &a->kernels[i], &ck[i], &res[i]) != 0;
+            if (!together)
+                complete_kernel(a, d, i, &ck[i], &res[i]);
         }
     }
-    if (buf.a)
-        host->read_bytes = buf.n * (int64_t)sizeof(double);
     bench_read_free(&buf);
-    if (nread > 0 && !host->read_error[0]) {
-        double tmin = read_t[0], tmax = read_t[0];
-        for (int p = 1; p < nread; p++) {
-            tmin = fmin(tmin, read_t[p]);
-            tmax = fmax(tmax, read_t[p]);
-        }
-        host->read_runs = nread;
-        host->read_gbs = bench_gbs((double)host->read_bytes, cli_median(read_t, nread));
-        host->read_max_gbs = bench_gbs((double)host->read_bytes, tmin);
-        host->read_min_gbs = bench_gbs((double)host->read_bytes, tmax);
-    }
-    for (int i = 0; i < a->nkernels; i++) {
-        bench_result *r = &res[i];
-        if (!ck[i].failed && finish_kernel(a, d, &a->kernels[i], &ck[i], r) == 0) {
-            r->ok = 1;
-            r->pct_read = bench_pct_of(r->gbs, host->read_gbs);
-        }
-        if (!r->ok && !r->error[0])
-            snprintf(r->error, sizeof r->error, "failed");
-        destroy_kernel(&ck[i]);
-    }
+    read_stats(read_t, nread, host);
+    for (int i = 0; together && i < a->nkernels; i++)
+        complete_kernel(a, d, i, &ck[i], &res[i]);
+    for (int i = 0; i < a->nkernels; i++)
+        if (res[i].ok)
+            res[i].pct_read = bench_pct_of(res[i].gbs, host->read_gbs);
     free(ck);
 }
 
