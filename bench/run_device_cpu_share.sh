@@ -4,7 +4,7 @@
 # without MKL, then `packsell bench --device cpu` on all cores (interleaved
 # rounds, the read bandwidth measured in the same run) for the matrices of
 # at least 10M nonzeros. Results go to $OUT.
-# Usage (device tool): bash bench/run_device_cpu_share.sh
+# Usage (device tool): bash bench/run_device_cpu_share.sh   (THREADS, SPECS: override)
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 THREADS=${THREADS:-$(nproc)}
@@ -21,7 +21,8 @@ cmake -S . -B build-share -DCMAKE_BUILD_TYPE=Release -DPSL_ENABLE_CUDA=OFF -DPSL
   { echo "build failed"; tail -20 "$OUT/build.txt"; exit 1; }
 export OMP_PROC_BIND=close OMP_PLACES=cores OMP_WAIT_POLICY=passive
 KERNELS=csr-fp64,csr-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,packsell-e8m10
-for spec in gen:hpcg:7:7:7 gen:hpcg:7:6:6 gen:lap3d:128; do
+SPECS=${SPECS:-gen:hpcg:7:7:7 gen:hpcg:7:6:6 gen:lap3d:128}
+for spec in $SPECS; do
   name=${spec#gen:}
   name=${name//:/_}
   echo "[$(date -u +%H:%M:%S)] $name"
