@@ -570,6 +570,99 @@ TEST(bench_json)
     CHECK(json_num(text, "backward_error") < 1e-3);
 }
 
+/* JSON element of kernel name in text (NULL if absent). */
+static const char *json_kernel(const char *text, const char *name)
+{
+    char pat[96];
+    snprintf(pat, sizeof pat, "\"kernel\": \"%s\"", name);
+    return strstr(text, pat);
+}
+
+/* bench --device cpu: the read bandwidth of the same run, each kernel's
+ * bytes moved (its own bytes + x + y, y twice with beta != 0), GB/s on them
+ * and its share of the read bandwidth, one median per round; the MKL rows
+ * when built with MKL (y within the precision's tolerance), else a usage
+ * error naming the missing MKL. */
+TEST(bench_cpu_bandwidth_and_mkl)
+{
+    const char *json = tmp("bench_bw.json");
+    int rc = run("bench gen:lap2d:20 --device cpu --threads 2 --reps 4 --min-time 0 --warmup 1 "
+                 "--rounds 2 --beta 0.5 --read-mib 8 --kernels csr-fp64,sell-fp32,packsell-fp16 "
+                 "--json '%s'", json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    CHECK(strstr(out_text, "read bandwidth: ") && strstr(out_text, "%read"));
+    static char text[1 << 16];
+    slurp(json, text, sizeof text);
+    CHECK_MSG(json_valid(text), "invalid JSON:\n%s", text);
+    double bw = json_num(text, "read_bw_gbs");
+    CHECK_MSG(bw > 0 && json_num(text, "read_bw_bytes") == 8 << 20, "read bandwidth %g", bw);
+    CHECK(json_num(text, "read_bw_min_gbs") <= bw && bw <= json_num(text, "read_bw_max_gbs"));
+    CHECK(json_num(text, "read_bw_runs") >= 2 && json_num(text, "rounds") == 2);
+    const int64_t n = 400; /* rows = columns of lap2d:20 */
+    const struct {
+        const char *name;
+        int vec_bytes;
+    } ks[] = {{"csr-fp64", 8}, {"sell-fp32", 4}, {"packsell-fp16", 2}};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const char *p = json_kernel(text, ks[i].name);
+        CHECK_MSG(p != NULL, "no %s", ks[i].name);
+        if (!p)
+            continue;
+        double bytes = json_num(p, "bytes"), traffic = json_num(p, "traffic_bytes");
+        CHECK_MSG(traffic == bytes + (double)ks[i].vec_bytes * (double)(n + 2 * n),
+                  "%s: traffic %g, bytes %g", ks[i].name, traffic, bytes);
+        double us = json_num(p, "median_us"), gbs = json_num(p, "gbs");
+        CHECK_MSG(fabs(gbs - traffic / (us * 1e-6) * 1e-9) <= 1e-9 * gbs, "%s: %g GB/s",
+                  ks[i].name, gbs);
+        double pct = json_num(p, "pct_read_bw");
+        CHECK_MSG(fabs(pct - 100.0 * gbs / bw) <= 1e-9 * pct, "%s: %g %%", ks[i].name, pct);
+        CHECK(json_num(p, "min_us") <= us && us <= json_num(p, "max_us"));
+        CHECK(json_num(p, "runs") >= 2 * 2 && strstr(p, "\"round_median_us\": ["));
+    }
+    /* --rounds 1: the kernels one after the other, after the read passes */
+    rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --rounds 1 --read-mib 8 "
+             "--kernels csr-fp32,sell-fp16 --json '%s'", json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(json_num(text, "rounds") == 1 && json_num(text, "read_bw_gbs") > 0);
+    for (int i = 0; i < 2; i++) {
+        const char *p = json_kernel(text, i ? "sell-fp16" : "csr-fp32");
+        CHECK(p && json_num(p, "runs") >= 2 && json_num(p, "pct_read_bw") > 0);
+    }
+    /* --read-mib 0: no bandwidth, no share */
+    rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --read-mib 0 --kernels csr-fp32 "
+             "--json '%s'", json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    CHECK(strstr(text, "\"read_bw_gbs\": null") && strstr(text, "\"pct_read_bw\": null"));
+
+    rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --read-mib 0 --json '%s'", json);
+    CHECK_MSG(rc == 0, "bench exit %d: %s", rc, err_text);
+    slurp(json, text, sizeof text);
+    if (strstr(text, "\"mkl\": null")) { /* built without MKL */
+        CHECK(!json_kernel(text, "mkl-csr-fp64"));
+        CHECK(run("bench gen:lap2d:8 --kernels mkl-csr-fp64") == 2 &&
+              strstr(err_text, "without MKL"));
+        printf("  (built without MKL: the MKL rows are checked in MKL builds)\n");
+        return;
+    }
+    CHECK(strstr(text, "\"mkl\": \"Intel"));
+    const char *mk[] = {"mkl-csr-fp64", "mkl-csr-fp32"};
+    for (int i = 0; i < 2; i++) {
+        const char *p = json_kernel(text, mk[i]);
+        CHECK_MSG(p != NULL, "no %s in an MKL build", mk[i]);
+        if (!p)
+            continue;
+        CHECK(json_has_str(p, "library", "mkl") && json_num(p, "median_us") > 0);
+        double be = json_num(p, "backward_error"), tol = json_num(p, "tolerance");
+        CHECK_MSG(be >= 0 && be <= tol && tol < (i ? 1e-5 : 1e-14), "%s: %g (tolerance %g)",
+                  mk[i], be, tol);
+        CHECK(json_num(p, "mkl_optimize_seconds") >= 0 && json_num(p, "mkl_mv_hint_calls") > 0);
+    }
+    CHECK(run("bench gen:lap2d:8 --device cuda --kernels mkl-csr-fp32") == 2);
+    CHECK(run("bench gen:lap2d:8 --kernels mkl-csr-fp16") == 2);
+}
+
 /* spmv --device cuda on a machine with a CUDA device gives the same y file
  * as the CPU, byte for byte, for SELL, PackSELL and CSR-k with one thread a
  * row (the device kernels follow the CPU kernels' arithmetic); skipped
@@ -715,6 +808,9 @@ TEST(usage_errors_exit_2)
         "bench gen:lap2d:4 --kernels sell-fp32,",
         "bench gen:lap2d:4 --min-time -1",
         "bench gen:lap2d:4 --scale columns",
+        "bench gen:lap2d:4 --rounds 0",
+        "bench gen:lap2d:4 --rounds 101",
+        "bench gen:lap2d:4 --read-mib -1",
         "bench gen:lap2d:4 --device gpu",
         "bench gen:lap2d:4 --kernels cusparse-csr-fp32",
         "bench gen:lap2d:4 --device cpu --kernels sell-fp32,cusparse-sell-fp16",
@@ -935,6 +1031,7 @@ static const psl_test_case tests[] = {
     {"streams", streams},
     {"convert_then_spmv", convert_then_spmv},
     {"bench_json", bench_json},
+    {"bench_cpu_bandwidth_and_mkl", bench_cpu_bandwidth_and_mkl},
     {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},
     {"bench_cuda", bench_cuda},
     {"bench_cuda_csrk", bench_cuda_csrk},

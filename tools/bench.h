@@ -1,7 +1,9 @@
 /*
  * bench.h -- types shared by the two sides of "packsell bench": the command
  * and CPU timing (cmd_bench.c) and the CUDA timing with the cuSPARSE
- * baselines (bench_cuda.c, compiled only when PSL_HAVE_CUDA).
+ * baselines (bench_cuda.c, compiled only when PSL_HAVE_CUDA), the Intel MKL
+ * baselines on the CPU (bench_mkl.c, only when PSL_HAVE_MKL) and the host's
+ * read bandwidth (bench_bw.c).
  */
 #ifndef PSL_BENCH_H
 #define PSL_BENCH_H
@@ -9,11 +11,13 @@
 #include "cli.h"
 
 #define BENCH_MAX_KERNELS 32
+#define BENCH_MAX_ROUNDS 100
 
 /* Who implements a kernel. */
 typedef enum bench_impl {
     BENCH_OURS = 0,    /* libpacksell (psl_spmv or psl_dspmv) */
-    BENCH_CUSPARSE = 1 /* a cuSPARSE baseline (--device cuda only) */
+    BENCH_CUSPARSE = 1, /* a cuSPARSE baseline (--device cuda only) */
+    BENCH_MKL = 2       /* Intel MKL inspector-executor CSR (--device cpu, PSL_HAVE_MKL) */
 } bench_impl;
 
 /* Storage formats of the cuSPARSE baselines. */
@@ -45,11 +49,21 @@ typedef struct bench_result {
     double t_median, t_min, t_max; /* seconds */
     double gflops, gbs;
     double pct_copy; /* GB/s over the copy bandwidth, in %; < 0: not measured */
+    double pct_read; /* cpu: GB/s over the measured read bandwidth, in %; < 0: n/a */
+    int64_t traffic; /* bytes one product must move: matrix + x + y (bench_traffic_bytes) */
+    int nrounds;     /* cpu: rounds timed; median of each round's runs: */
+    double round_median[BENCH_MAX_ROUNDS];
     int64_t bytes, sell_bytes;
     double ratio_sell; /* < 0: unknown */
     double backward_error;
     double convert_seconds; /* host conversion (+ upload on the device) */
     double enqueue_us;      /* cuda: host time to enqueue one timed run; < 0: n/a */
+    /* MKL: mkl_sparse_?_create_csr and mkl_sparse_optimize seconds (their
+     * sum is convert_seconds; the probe product and set_mv_hint between
+     * them are left out), the expected-calls hint, and
+     * the backward-error tolerance its y was checked against; < 0: n/a */
+    double mkl_create_seconds, mkl_optimize_seconds, tolerance;
+    int64_t mkl_hint_calls;
 } bench_result;
 
 /* The command line of bench. */
@@ -58,6 +72,8 @@ typedef struct bench_args {
     int cuda; /* --device cuda */
     int scale_rows; /* --scale rows: benchmark G^-1 A, g_i = sum_j |a_ij| */
     long long reps, warmup, threads, seed;
+    long long rounds;       /* cpu: kernels timed in turn, this many rounds */
+    long long read_bytes;   /* cpu: bytes of the read-bandwidth buffer (0: none) */
     double min_time, max_time, alpha, beta;
     int nkernels;
     bench_kernel kernels[BENCH_MAX_KERNELS];
@@ -114,6 +130,44 @@ void bench_auto_compute(const bench_args *a, const bench_data *d, const bench_re
 void bench_auto_print(const bench_args *a, const bench_result *res, const bench_auto *au);
 void bench_auto_json(struct cli_json *j, const bench_args *a, const bench_result *res,
                      const bench_auto *au);
+
+/* The host side of a CPU run: the read bandwidth measured in the same
+ * rounds as the kernels, the CPU and MKL (if built in). */
+typedef struct bench_host {
+    char cpu[256];
+    char mkl_version[256]; /* "" when built without MKL */
+    char mkl_threading[64];
+    double read_gbs;       /* median over all passes; < 0: not measured */
+    double read_min_gbs, read_max_gbs;
+    int64_t read_bytes;    /* bytes of one pass */
+    int read_runs;
+    char read_error[128];
+} bench_host;
+
+/* How many products the CPU timing of a makes of a kernel whose product
+ * takes seconds (warm-up and timed runs of every round, and the check). */
+int64_t bench_expected_calls(const bench_args *a, double seconds);
+
+#ifdef PSL_HAVE_MKL
+/* MKL's inspector-executor CSR SpMV of the FP64 CSR matrix d->A with the
+ * values and vectors k->opt.value_type (FP64 or FP32), in bench_mkl.c. */
+typedef struct bench_mkl bench_mkl;
+/* MKL's version and threading layer, and its thread count set to threads. */
+void bench_mkl_init(int threads, bench_host *host);
+/* Copy the matrix and vectors, mkl_sparse_?_create_csr, one product to
+ * time it, mkl_sparse_set_mv_hint with bench_expected_calls for that time,
+ * mkl_sparse_optimize (times into r;
+ * r->bytes: the bytes of its CSR arrays, values + MKL_INT columns and row
+ * pointers).
+ * NULL on failure, with r->error set. */
+bench_mkl *bench_mkl_setup(const bench_args *a, const bench_data *d, const bench_kernel *k,
+                           bench_result *r);
+/* One product y = alpha A x + beta y; 0, or -1 with r->error set. */
+int bench_mkl_run(bench_mkl *m, bench_result *r);
+/* A fresh product from y0 into y (FP64, original row order); 0 or -1. */
+int bench_mkl_result(bench_mkl *m, double *y, bench_result *r);
+void bench_mkl_destroy(bench_mkl *m);
+#endif
 
 #ifdef PSL_HAVE_CUDA
 /* Time every kernel of a on the current CUDA device (our kernels through

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_bw.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +20,16 @@
 #endif
 
 #define DEFAULT_MATRIX "gen:hpcg:6:6:6"
-#define DEFAULT_KERNELS \
+#define OUR_CPU_KERNELS \
     "csr-fp64,csr-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,packsell-e8m10"
+#ifdef PSL_HAVE_MKL /* MKL found at build time: its CSR beside ours */
+#define MKL_KERNELS "mkl-csr-fp64,mkl-csr-fp32"
+#define DEFAULT_KERNELS OUR_CPU_KERNELS "," MKL_KERNELS
+#define MKL_HELP "(built with MKL)"
+#else
+#define DEFAULT_KERNELS OUR_CPU_KERNELS
+#define MKL_HELP "(this build: without MKL)"
+#endif
 #define DEFAULT_CUDA_KERNELS                                                              \
     "packsell-fp16,packsell-bf16,packsell-e8m21,packsell-e8m20,packsell-e8m18,"          \
     "packsell-e8m14,packsell-e8m10,sell-fp16,sell-fp32,"                                  \
@@ -30,6 +39,7 @@
 /* --format csrk: CSR-k in every value type, with CSR as its peer */
 #define CSRK_KERNELS "csrk-fp64,csrk-fp32,csrk-fp16,csr-fp64,csr-fp32"
 #define MAX_RUNS 1000000
+#define MAX_READ_MIB (64 << 10)
 
 static void usage(void)
 {
@@ -53,6 +63,19 @@ static void usage(void)
            "reports each kernel's GB/s as %% of it. One kernel's matrix is on the device\n"
            "at a time (convert, upload, time, free).\n"
            "\n"
+           "--device cpu sets every kernel up first, then times them in --rounds rounds\n"
+           "(default 5), each kernel in turn (so that the noise of a shared machine hits\n"
+           "all alike), and measures the host's read bandwidth in the same rounds (the\n"
+           "sum of an array of 4 x the last-level cache, 256 MiB to 4 GiB, with the same\n"
+           "threads). Median, min and max are over the runs of all rounds; %%read is each\n"
+           "kernel's GB/s on its own bytes (matrix + x + y) as %% of the median read\n"
+           "bandwidth.\n"
+           "When built with Intel MKL (CMake -DPSL_WITH_MKL, scripts/install-mkl.sh),\n"
+           "mkl-csr-fp64 and mkl-csr-fp32 time MKL's inspector-executor CSR SpMV\n"
+           "(mkl_sparse_set_mv_hint, mkl_sparse_optimize; their time is prep_s) with\n"
+           "the same threads, its y checked against FP64 within a precision-derived\n"
+           "tolerance " MKL_HELP ".\n"
+           "\n"
            "Options:\n"
            "      --device D       cpu (default) or cuda\n"
            "      --reps N         at least N timed runs per kernel (default 10; cuda 200)\n"
@@ -62,7 +85,13 @@ static void usage(void)
            "      --max-time SEC   cuda: a kernel whose first run takes long gets fewer\n"
            "                       runs, about SEC seconds in all but at least 10 timed\n"
            "                       (default 2; the runs made are in the output)\n"
-           "      --threads T      OpenMP threads (default: OMP_NUM_THREADS or all)\n"
+           "      --threads T      OpenMP threads, MKL's too (default: OMP_NUM_THREADS or all)\n"
+           "      --rounds R       cpu: interleaved rounds, each with reps/R runs and\n"
+           "                       min-time/R seconds per kernel after its warm-up\n"
+           "                       (default 5, at most 100; 1: one kernel's matrix in\n"
+           "                       memory at a time, for the largest matrices)\n"
+           "      --read-mib M     cpu: read-bandwidth buffer in MiB (default 4 x the\n"
+           "                       last-level cache, 256 to 4096; 0: not measured)\n"
            "      --kernels LIST   comma-separated kernels (default all of:\n"
            "                       " DEFAULT_KERNELS ";\n"
            "                       cuda: " DEFAULT_CUDA_KERNELS ").\n"
@@ -70,6 +99,7 @@ static void usage(void)
            "                       packsell-e8m13:fp32 (VECTORS defaults to fp64 for fp64\n"
            "                       values, fp16 for 16-bit values, else fp32).\n"
            "                       FORMAT csrk takes VALUES fp64, fp32 or fp16.\n"
+           "                       mkl-csr-fp64, mkl-csr-fp32: Intel MKL (CPU, MKL builds)\n"
            "                       cuda also: cusparse-FORMAT-VALUES with FORMAT csr, sell,\n"
            "                       coo or bsr (2x2 and 4x4, the faster kept) and VALUES\n"
            "                       fp16 (FP32 compute), fp32 or fp64; vectors as values\n"
@@ -139,6 +169,21 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     strcpy(k->name, name);
     k->opt = *base;
     k->impl = BENCH_OURS;
+    if (strncmp(buf, "mkl-", 4) == 0) {
+#ifdef PSL_HAVE_MKL
+        if (strcmp(buf, "mkl-csr-fp64") != 0 && strcmp(buf, "mkl-csr-fp32") != 0)
+            return cli_usage_error(cmd, "kernel '%s': MKL kernels are mkl-csr-fp64 and "
+                                   "mkl-csr-fp32", name);
+        k->impl = BENCH_MKL;
+        k->opt.format = PSL_FORMAT_CSR;
+        k->opt.value_type = k->vec = buf[10] == '6' ? PSL_FP64 : PSL_FP32;
+        return CLI_OK;
+#else
+        return cli_usage_error(cmd, "kernel '%s': this packsell was built without MKL "
+                               "(scripts/install-mkl.sh, then CMake -DPSL_WITH_MKL=ON "
+                               "-DMKL_ROOT=...)", name);
+#endif
+    }
     if (strncmp(buf, "cusparse-", 9) == 0) {
         if (strchr(buf, ':'))
             return cli_usage_error(cmd, "kernel '%s': cuSPARSE vectors are the value type "
@@ -199,6 +244,7 @@ static int parse(int argc, char **argv, bench_args *a)
                       {"--seed", NULL, 1, NULL, 0},     {"--json", NULL, 1, NULL, 0},
                       {"--scale", NULL, 1, NULL, 0},
                       {"--max-time", NULL, 1, NULL, 0}, {"--format", NULL, 1, NULL, 0},
+                      {"--rounds", NULL, 1, NULL, 0},   {"--read-mib", NULL, 1, NULL, 0},
                       CLI_CSRK_OPTS};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     const char *pos[1] = {DEFAULT_MATRIX};
@@ -224,6 +270,8 @@ static int parse(int argc, char **argv, bench_args *a)
     a->max_time = 2.0;
     a->alpha = 1.0;
     a->beta = 0.0;
+    a->rounds = a->cuda ? 1 : 5;
+    a->read_bytes = -1; /* the default, once the command line is checked */
     const char *s;
 #define INT_OPT(flag, field, lo, hi)                                                  \
     if ((s = cli_find(opts, nopts, flag)->value) != NULL) {                            \
@@ -240,6 +288,9 @@ static int parse(int argc, char **argv, bench_args *a)
     INT_OPT("--warmup", warmup, 0, 1000000)
     INT_OPT("--threads", threads, 1, 1 << 16)
     INT_OPT("--seed", seed, 0, INT64_MAX)
+    INT_OPT("--rounds", rounds, 1, BENCH_MAX_ROUNDS)
+    INT_OPT("--read-mib", read_bytes, 0, MAX_READ_MIB)
+    a->read_bytes = a->read_bytes < 0 ? bench_read_default_bytes() : a->read_bytes << 20;
     DBL_OPT("--min-time", min_time)
     DBL_OPT("--max-time", max_time)
     DBL_OPT("--alpha", alpha)
@@ -305,6 +356,8 @@ static int parse(int argc, char **argv, bench_args *a)
     for (int i = 0; i < a->nkernels; i++) {
         if (!a->cuda && a->kernels[i].impl == BENCH_CUSPARSE)
             return cli_usage_error(cmd, "kernel '%s' needs --device cuda", a->kernels[i].name);
+        if (a->cuda && a->kernels[i].impl == BENCH_MKL)
+            return cli_usage_error(cmd, "kernel '%s' needs --device cpu", a->kernels[i].name);
     }
     return CLI_OK;
 }
@@ -359,131 +412,341 @@ double bench_backward_error(const bench_data *d, const bench_args *a, const doub
     return err;
 }
 
-/* Convert, time and check one kernel. Failures go into r->error. */
-static void run_kernel(const bench_args *a, const bench_data *d, const bench_kernel *k,
-                       bench_result *r)
+/* One CPU kernel between its set-up and its result: ours (the converted
+ * matrix and its vectors) or MKL's, and its timings of all rounds. */
+typedef struct cpu_kernel {
+    psl_matrix *M;
+    void *xv, *yv, *y0v;
+    int32_t *order; /* stored row -> original row */
+#ifdef PSL_HAVE_MKL
+    bench_mkl *mkl;
+#endif
+    double *t;
+    int64_t cap;
+    int failed;
+} cpu_kernel;
+
+static void result_defaults(bench_result *r)
 {
-    psl_matrix *M = NULL;
-    void *xv = NULL, *yv = NULL, *y0v = NULL;
-    double *t = NULL, *y = NULL;
-    int32_t *order = NULL;
-    int64_t m = d->info.nrows, n = d->info.ncols, cap = 0;
-    psl_matrix_info mi;
-    psl_status st;
     memset(r, 0, sizeof *r);
     r->ratio_sell = -1;
     r->pct_copy = -1;
+    r->pct_read = -1;
     r->enqueue_us = -1;
+    r->mkl_create_seconds = r->mkl_optimize_seconds = r->tolerance = -1;
+    r->mkl_hint_calls = -1;
     snprintf(r->impl, sizeof r->impl, "-");
+}
 
+/* Convert our kernel's matrix, build its vectors (y0 in stored row order
+ * for explicit permutation). Failures go into r->error (returns -1). */
+static int setup_ours(const bench_args *a, const bench_data *d, const bench_kernel *k,
+                      bench_result *r, cpu_kernel *ck)
+{
+    int64_t m = d->info.nrows, n = d->info.ncols;
+    psl_matrix_info mi;
     double t0 = cli_now();
-    st = psl_matrix_convert(&M, d->A, &k->opt); /* CSR FP64 too: a timed copy */
+    psl_status st = psl_matrix_convert(&ck->M, d->A, &k->opt); /* CSR FP64 too: a timed copy */
     r->convert_seconds = cli_now() - t0;
     if (st == PSL_OK)
-        st = psl_matrix_get_info(M, &mi);
+        st = psl_matrix_get_info(ck->M, &mi);
     if (st != PSL_OK) {
         snprintf(r->error, sizeof r->error, "%s", psl_last_error_message());
-        goto done;
+        return -1;
     }
     cli_values_name(&mi, r->values, sizeof r->values);
     r->bytes = mi.bytes;
     r->sell_bytes = mi.sell_bytes;
     r->ratio_sell = mi.sell_bytes > 0 ? (double)mi.bytes / (double)mi.sell_bytes : -1;
-    snprintf(r->impl, sizeof r->impl, "%s", psl_spmv_kernel_name(M, k->vec));
+    r->traffic = bench_traffic_bytes(mi.bytes, cli_vec_size(k->vec), m, n, a->beta != 0);
+    snprintf(r->impl, sizeof r->impl, "%s", psl_spmv_kernel_name(ck->M, k->vec));
 
-    /* y0 in stored row order for explicit permutation */
     int explicit_perm = mi.format != PSL_FORMAT_CSR && mi.permute == PSL_PERMUTE_EXPLICIT;
-    y = malloc((size_t)(m > 0 ? m : 1) * sizeof *y);
-    order = malloc((size_t)(m > 0 ? m : 1) * sizeof *order);
-    if (!y || !order) {
+    double *y = malloc((size_t)(m > 0 ? m : 1) * sizeof *y);
+    ck->order = malloc((size_t)(m > 0 ? m : 1) * sizeof *ck->order);
+    if (!y || !ck->order) {
+        free(y);
         snprintf(r->error, sizeof r->error, "out of memory");
-        goto done;
+        return -1;
     }
     if (explicit_perm) {
-        if ((st = psl_matrix_row_order(M, order)) != PSL_OK) {
+        if ((st = psl_matrix_row_order(ck->M, ck->order)) != PSL_OK) {
+            free(y);
             snprintf(r->error, sizeof r->error, "%s", psl_last_error_message());
-            goto done;
+            return -1;
         }
     } else {
         for (int64_t i = 0; i < m; i++)
-            order[i] = (int32_t)i;
+            ck->order[i] = (int32_t)i;
     }
     for (int64_t i = 0; i < m; i++)
-        y[i] = d->y0[order[i]];
-    xv = cli_vec_from_double(d->x, n, k->vec, "x", r->error, sizeof r->error);
-    y0v = xv ? cli_vec_from_double(y, m, k->vec, "y0", r->error, sizeof r->error) : NULL;
-    yv = y0v ? malloc((size_t)(m > 0 ? m : 1) * cli_vec_size(k->vec)) : NULL;
-    if (!yv) {
+        y[i] = d->y0[ck->order[i]];
+    ck->xv = cli_vec_from_double(d->x, n, k->vec, "x", r->error, sizeof r->error);
+    ck->y0v = ck->xv ? cli_vec_from_double(y, m, k->vec, "y0", r->error, sizeof r->error) : NULL;
+    ck->yv = ck->y0v ? malloc((size_t)(m > 0 ? m : 1) * cli_vec_size(k->vec)) : NULL;
+    free(y);
+    if (!ck->yv) {
         if (!r->error[0])
             snprintf(r->error, sizeof r->error, "out of memory");
-        goto done;
+        return -1;
     }
-    size_t ybytes = (size_t)m * cli_vec_size(k->vec);
     if (m > 0)
-        memcpy(yv, y0v, ybytes);
+        memcpy(ck->yv, ck->y0v, (size_t)m * cli_vec_size(k->vec));
+    return 0;
+}
 
+#ifdef PSL_HAVE_MKL
+/* MKL's kernel: its CSR arrays (LP64: 32-bit row pointers) in the value
+ * type, and a backward-error tolerance from the precision: a row of k
+ * entries accumulates at most about (k + 1) roundings of the unit roundoff
+ * u relative to sum_j |a_ij x_j| <= ||A||_inf ||x||_inf (values rounded
+ * once, k products and sums), plus one. */
+static int setup_mkl(const bench_args *a, const bench_data *d, const bench_kernel *k,
+                     bench_result *r, cpu_kernel *ck)
+{
+    int64_t m = d->info.nrows, n = d->info.ncols;
+    size_t vs = cli_vec_size(k->vec);
+    snprintf(r->values, sizeof r->values, "%s", psl_scalar_name(k->opt.value_type));
+    snprintf(r->impl, sizeof r->impl, "mkl_%c_mv",
+             k->opt.value_type == PSL_FP64 ? 'd' : 's');
+    double u = k->opt.value_type == PSL_FP64 ? 0x1p-53 : 0x1p-24;
+    r->tolerance = ((double)d->info.max_row_nnz + 2.0) * u;
+    ck->mkl = bench_mkl_setup(a, d, k, r); /* r->bytes: its CSR arrays */
+    r->traffic = bench_traffic_bytes(r->bytes, vs, m, n, a->beta != 0);
+    return ck->mkl ? 0 : -1;
+}
+#endif
+
+static int setup_kernel(const bench_args *a, const bench_data *d, const bench_kernel *k,
+                        bench_result *r, cpu_kernel *ck)
+{
+    result_defaults(r);
+#ifdef PSL_HAVE_MKL
+    if (k->impl == BENCH_MKL)
+        return setup_mkl(a, d, k, r, ck);
+#endif
+    return setup_ours(a, d, k, r, ck);
+}
+
+/* One product y = alpha A x + beta y; 0, or -1 with r->error set. */
+static int run_once(const bench_args *a, const bench_kernel *k, cpu_kernel *ck, bench_result *r)
+{
+#ifdef PSL_HAVE_MKL
+    if (ck->mkl)
+        return bench_mkl_run(ck->mkl, r);
+#endif
+    if (psl_spmv(a->alpha, ck->M, ck->xv, a->beta, ck->yv, k->vec) == PSL_OK)
+        return 0;
+    snprintf(r->error, sizeof r->error, "%s", psl_last_error_message());
+    return -1;
+}
+
+int64_t bench_expected_calls(const bench_args *a, double seconds)
+{
+    long long per_reps = (a->reps + a->rounds - 1) / a->rounds;
+    double per_time = a->min_time / (double)a->rounds;
+    double by_time = seconds > 0 ? ceil(per_time / seconds) : (double)MAX_RUNS;
+    double timed = fmin(fmax((double)per_reps, by_time), (double)MAX_RUNS);
+    return (int64_t)((double)a->rounds * ((double)a->warmup + timed)) + 1;
+}
+
+/* One round of a kernel: warm-up, then at least reps / rounds runs and
+ * min_time / rounds seconds; the round's median into r->round_median. */
+static int time_round(const bench_args *a, const bench_kernel *k, cpu_kernel *ck,
+                      bench_result *r)
+{
+    long long per_reps = (a->reps + a->rounds - 1) / a->rounds;
+    double per_time = a->min_time / (double)a->rounds, total = 0.0;
     for (long long w = 0; w < a->warmup; w++)
-        if ((st = psl_spmv(a->alpha, M, xv, a->beta, yv, k->vec)) != PSL_OK)
-            break;
-    double total = 0.0;
-    while (st == PSL_OK && r->runs < MAX_RUNS && (r->runs < a->reps || total < a->min_time)) {
-        if (r->runs == cap) {
-            cap = cap ? 2 * cap : 64;
-            double *nt = realloc(t, (size_t)cap * sizeof *t);
+        if (run_once(a, k, ck, r) != 0)
+            return -1;
+    int64_t start = r->runs;
+    while (r->runs < MAX_RUNS && (r->runs - start < per_reps || total < per_time)) {
+        if (r->runs == ck->cap) {
+            int64_t cap = ck->cap ? 2 * ck->cap : 64;
+            double *nt = realloc(ck->t, (size_t)cap * sizeof *nt);
             if (!nt) {
                 snprintf(r->error, sizeof r->error, "out of memory for timings");
-                goto done;
+                return -1;
             }
-            t = nt;
+            ck->t = nt;
+            ck->cap = cap;
         }
         double s0 = cli_now();
-        st = psl_spmv(a->alpha, M, xv, a->beta, yv, k->vec);
+        int rc = run_once(a, k, ck, r);
         double s1 = cli_now() - s0;
-        t[r->runs++] = s1;
+        if (rc != 0)
+            return -1;
+        ck->t[r->runs++] = s1;
         total += s1;
     }
-    if (st == PSL_OK) { /* one fresh product for the backward error */
-        if (m > 0)
-            memcpy(yv, y0v, ybytes);
-        st = psl_spmv(a->alpha, M, xv, a->beta, yv, k->vec);
-    }
-    if (st != PSL_OK) {
-        snprintf(r->error, sizeof r->error, "%s", psl_last_error_message());
-        goto done;
-    }
+    if (r->runs > start && r->nrounds < BENCH_MAX_ROUNDS)
+        r->round_median[r->nrounds++] = cli_median(ck->t + start, r->runs - start);
+    return 0;
+}
+
+/* A fresh product, its backward error (MKL: checked against r->tolerance),
+ * and the statistics of all timed runs. */
+static int finish_kernel(const bench_args *a, const bench_data *d, const bench_kernel *k,
+                         cpu_kernel *ck, bench_result *r)
+{
+    int64_t m = d->info.nrows;
+    double *y = malloc((size_t)(m > 0 ? m : 1) * sizeof *y);
     double *ys = malloc((size_t)(m > 0 ? m : 1) * sizeof *ys);
-    if (!ys) {
+    int rc = -1;
+    if (!y || !ys) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    cli_vec_to_double(yv, m, k->vec, ys);
-    for (int64_t i = 0; i < m; i++)
-        y[order[i]] = ys[i];
-    free(ys);
-    r->backward_error = bench_backward_error(d, a, y);
-
-    r->t_min = t[0];
-    r->t_max = t[0];
-    for (int64_t i = 1; i < r->runs; i++) {
-        r->t_min = fmin(r->t_min, t[i]);
-        r->t_max = fmax(r->t_max, t[i]);
+#ifdef PSL_HAVE_MKL
+    if (ck->mkl) {
+        if (bench_mkl_result(ck->mkl, y, r) != 0)
+            goto done;
+    } else
+#endif
+    {
+        if (m > 0)
+            memcpy(ck->yv, ck->y0v, (size_t)m * cli_vec_size(k->vec));
+        if (run_once(a, k, ck, r) != 0)
+            goto done;
+        cli_vec_to_double(ck->yv, m, k->vec, ys);
+        for (int64_t i = 0; i < m; i++)
+            y[ck->order[i]] = ys[i];
     }
-    r->t_median = cli_median(t, r->runs);
-    double vs = (double)cli_vec_size(k->vec);
-    double traffic = (double)mi.bytes + vs * (double)n + vs * (double)m * (a->beta != 0 ? 2 : 1);
-    r->gflops = r->t_median > 0 ? 2.0 * (double)d->info.nnz / r->t_median * 1e-9 : 0.0;
-    r->gbs = r->t_median > 0 ? traffic / r->t_median * 1e-9 : 0.0;
-    r->ok = 1;
+    r->backward_error = bench_backward_error(d, a, y);
+    if (r->tolerance >= 0 && !(r->backward_error <= r->tolerance)) {
+        snprintf(r->error, sizeof r->error, "wrong result: backward error %.3e above %.3e",
+                 r->backward_error, r->tolerance);
+        goto done;
+    }
+    r->t_min = r->t_max = ck->t[0];
+    for (int64_t i = 1; i < r->runs; i++) {
+        r->t_min = fmin(r->t_min, ck->t[i]);
+        r->t_max = fmax(r->t_max, ck->t[i]);
+    }
+    r->t_median = cli_median(ck->t, r->runs);
+    r->gflops = bench_gbs(2.0 * (double)d->info.nnz, r->t_median);
+    r->gbs = bench_gbs((double)r->traffic, r->t_median);
+    rc = 0;
 done:
+    free(y);
+    free(ys);
+    return rc;
+}
+
+static void destroy_kernel(cpu_kernel *ck)
+{
+    psl_matrix_destroy(&ck->M);
+#ifdef PSL_HAVE_MKL
+    bench_mkl_destroy(ck->mkl);
+    ck->mkl = NULL;
+#endif
+    free(ck->xv);
+    free(ck->yv);
+    free(ck->y0v);
+    free(ck->order);
+    free(ck->t);
+    memset(ck, 0, sizeof *ck);
+}
+
+#define READ_PASSES 3 /* timed read-bandwidth passes per round (after one warm pass) */
+
+/* One round of the read bandwidth: a warm pass, then READ_PASSES timed
+ * passes into t (n of them so far); -1 when a sum came out wrong. */
+static int read_round(const bench_read_buf *b, double *t, int *n, int cap)
+{
+    if (bench_read_pass(b) < 0)
+        return -1;
+    for (int p = 0; p < READ_PASSES && *n < cap; p++) {
+        double s = bench_read_pass(b);
+        if (s < 0)
+            return -1;
+        t[(*n)++] = s;
+    }
+    return 0;
+}
+
+/* A kernel's result after its rounds: a fresh product, the statistics
+ * (finish_kernel); then its matrix and vectors are freed. */
+static void complete_kernel(const bench_args *a, const bench_data *d, int i, cpu_kernel *ck,
+                            bench_result *r)
+{
+    if (!ck->failed && finish_kernel(a, d, &a->kernels[i], ck, r) == 0)
+        r->ok = 1;
     if (!r->ok && !r->error[0])
         snprintf(r->error, sizeof r->error, "failed");
-    psl_matrix_destroy(&M);
-    free(xv);
-    free(yv);
-    free(y0v);
-    free(t);
-    free(y);
-    free(order);
+    destroy_kernel(ck);
+}
+
+/* Median, min and max of the read passes into host. */
+static void read_stats(double *t, int n, bench_host *host)
+{
+    if (n <= 0 || host->read_error[0])
+        return;
+    double tmin = t[0], tmax = t[0];
+    for (int p = 1; p < n; p++) {
+        tmin = fmin(tmin, t[p]);
+        tmax = fmax(tmax, t[p]);
+    }
+    host->read_runs = n;
+    host->read_gbs = bench_gbs((double)host->read_bytes, cli_median(t, n));
+    host->read_max_gbs = bench_gbs((double)host->read_bytes, tmin);
+    host->read_min_gbs = bench_gbs((double)host->read_bytes, tmax);
+}
+
+/* The CPU side of bench. With several rounds every kernel is set up first
+ * (all matrices stay in memory), then each round makes one set of read-
+ * bandwidth passes and times every kernel in turn, starting one kernel
+ * later each round, so that the noise of a shared machine hits all kernels
+ * alike. With one round the read passes come first and the kernels one
+ * after the other, one matrix in memory at a time. */
+static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res, bench_host *host)
+{
+    cpu_kernel *ck = calloc((size_t)a->nkernels, sizeof *ck);
+    double read_t[BENCH_MAX_ROUNDS * READ_PASSES];
+    const int read_cap = (int)(sizeof read_t / sizeof read_t[0]);
+    int nread = 0, together = a->rounds > 1;
+    bench_read_buf buf = {NULL, 0};
+    host->read_gbs = host->read_min_gbs = host->read_max_gbs = -1;
+    if (!ck) {
+        for (int i = 0; i < a->nkernels; i++) {
+            result_defaults(&res[i]);
+            snprintf(res[i].error, sizeof res[i].error, "out of memory");
+        }
+        return;
+    }
+    for (int i = 0; together && i < a->nkernels; i++)
+        ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
+    if (a->read_bytes > 0 && bench_read_alloc(&buf, a->read_bytes) != 0)
+        snprintf(host->read_error, sizeof host->read_error, "out of memory for %lld bytes",
+                 a->read_bytes);
+    if (buf.a)
+        host->read_bytes = buf.n * (int64_t)sizeof(double);
+    for (long long round = 0; round < a->rounds; round++) {
+        if (buf.a && read_round(&buf, read_t, &nread, read_cap) != 0) {
+            snprintf(host->read_error, sizeof host->read_error, "wrong sum of the read kernel");
+            bench_read_free(&buf);
+        }
+        if (!together)
+            bench_read_free(&buf); /* before the kernels' matrices */
+        for (int j = 0; j < a->nkernels; j++) {
+            int i = (int)((j + round) % a->nkernels);
+            if (!together)
+                ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
+            if (!ck[i].failed)
+                ck[i].failed = time_round(a, &a->kernels[i], &ck[i], &res[i]) != 0;
+            if (!together)
+                complete_kernel(a, d, i, &ck[i], &res[i]);
+        }
+    }
+    bench_read_free(&buf);
+    read_stats(read_t, nread, host);
+    for (int i = 0; together && i < a->nkernels; i++)
+        complete_kernel(a, d, i, &ck[i], &res[i]);
+    for (int i = 0; i < a->nkernels; i++)
+        if (res[i].ok)
+            res[i].pct_read = bench_pct_of(res[i].gbs, host->read_gbs);
+    free(ck);
 }
 
 /* CSR matrices know no SELL equivalent: take the ratio to the SELL kernel of
@@ -518,7 +781,7 @@ static int threads_in_use(void)
 
 /* The table on stdout; dev is NULL on the CPU. */
 static void print_table(const bench_args *a, const bench_data *d, const bench_result *res,
-                        double load_s, const bench_device *dev)
+                        double load_s, const bench_device *dev, const bench_host *host)
 {
     const psl_convert_options *o = &a->kernels[0].opt;
     if (dev) {
@@ -539,7 +802,18 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
         if (dev->build_error[0])
             printf("GPU build: failed: %s\n", dev->build_error);
     } else {
-        printf("packsell %s, %d threads, device cpu\n", psl_version(), threads_in_use());
+        printf("packsell %s, %d threads, device cpu: %s\n", psl_version(), threads_in_use(),
+               host->cpu);
+        if (host->read_gbs > 0)
+            printf("read bandwidth: %.2f GB/s (median of %d passes over %lld bytes, %lld "
+                   "rounds; min %.2f, max %.2f)\n", host->read_gbs, host->read_runs,
+                   (long long)host->read_bytes, a->rounds, host->read_min_gbs,
+                   host->read_max_gbs);
+        else
+            printf("read bandwidth: %s\n", host->read_error[0] ? host->read_error
+                                                               : "not measured");
+        if (host->mkl_version[0])
+            printf("%s, threading %s\n", host->mkl_version, host->mkl_threading);
     }
     printf("matrix %s: %d x %d, %lld nonzeros, RSD %.4f, kleft %lld (load %.3f s)\n",
            a->matrix, (int)d->info.nrows, (int)d->info.ncols, (long long)d->info.nnz,
@@ -549,9 +823,9 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
            o->permute == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit", a->alpha, a->beta);
     if (dev)
         printf("cuSPARSE rows: the matrix with its rows sigma-sorted (explicitly reordered)\n");
-    printf("\n%-20s %-6s %-7s %-10s %6s %12s %9s %9s %6s %12s %7s %10s %9s\n", "kernel",
-           "values", "vectors", "impl", "runs", "median_us", "GFLOPS", "GB/s", "%copy", "bytes",
-           "ratio", "bwd_error", "prep_s");
+    printf("\n%-20s %-6s %-7s %-10s %6s %12s %12s %12s %9s %9s %6s %12s %7s %10s %9s\n",
+           "kernel", "values", "vectors", "impl", "runs", "median_us", "min_us", "max_us",
+           "GFLOPS", "GB/s", dev ? "%copy" : "%read", "bytes", "ratio", "bwd_error", "prep_s");
     for (int i = 0; i < a->nkernels; i++) {
         const bench_kernel *k = &a->kernels[i];
         const bench_result *r = &res[i];
@@ -565,21 +839,23 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
             snprintf(ratio, sizeof ratio, "%.3f", r->ratio_sell);
         else
             snprintf(ratio, sizeof ratio, "-");
-        if (r->pct_copy >= 0)
-            snprintf(pct, sizeof pct, "%.1f", r->pct_copy);
+        double p = dev ? r->pct_copy : r->pct_read;
+        if (p >= 0)
+            snprintf(pct, sizeof pct, "%.1f", p);
         else
             snprintf(pct, sizeof pct, "-");
-        printf("%-20s %-6s %-7s %-10s %6lld %12.2f %9.3f %9.2f %6s %12lld %7s %10.3e %9.4f\n",
+        printf("%-20s %-6s %-7s %-10s %6lld %12.2f %12.2f %12.2f %9.3f %9.2f %6s %12lld %7s "
+               "%10.3e %9.4f\n",
                k->name, r->values, psl_scalar_name(k->vec), r->impl, (long long)r->runs,
-               r->t_median * 1e6, r->gflops, r->gbs, pct, (long long)r->bytes, ratio,
-               r->backward_error, r->convert_seconds);
+               r->t_median * 1e6, r->t_min * 1e6, r->t_max * 1e6, r->gflops, r->gbs, pct,
+               (long long)r->bytes, ratio, r->backward_error, r->convert_seconds);
     }
 }
 
 /* All results as JSON into --json FILE; dev is NULL on the CPU. */
 static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
                       const bench_result *res, double load_s, const bench_device *dev,
-                      const bench_auto *au)
+                      const bench_auto *au, const bench_host *hs)
 {
     FILE *f = NULL;
     psl_output *out = NULL;
@@ -602,6 +878,27 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     cli_json_string(&j, "host", host);
     cli_json_string(&j, "device", dev ? "cuda" : "cpu");
     cli_json_int(&j, "threads", threads_in_use());
+    if (!dev) {
+        cli_json_string(&j, "cpu", hs->cpu);
+        cli_json_int(&j, "rounds", a->rounds);
+        if (hs->read_gbs > 0) {
+            cli_json_double(&j, "read_bw_gbs", hs->read_gbs);
+            cli_json_double(&j, "read_bw_min_gbs", hs->read_min_gbs);
+            cli_json_double(&j, "read_bw_max_gbs", hs->read_max_gbs);
+            cli_json_int(&j, "read_bw_bytes", hs->read_bytes);
+            cli_json_int(&j, "read_bw_runs", hs->read_runs);
+        } else {
+            cli_json_null(&j, "read_bw_gbs");
+            if (hs->read_error[0])
+                cli_json_string(&j, "read_bw_error", hs->read_error);
+        }
+        /* idle OpenMP threads of one runtime (libgomp, MKL's) spin into the
+         * other's kernels unless told to wait passively */
+        cli_json_string(&j, "omp_wait_policy", getenv("OMP_WAIT_POLICY"));
+        cli_json_string(&j, "mkl", hs->mkl_version[0] ? hs->mkl_version : NULL);
+        if (hs->mkl_version[0])
+            cli_json_string(&j, "mkl_threading", hs->mkl_threading);
+    }
     if (dev) {
         cli_json_string(&j, "gpu", dev->name);
         cli_json_string(&j, "timing", "cuda events, back-to-back runs, median");
@@ -659,6 +956,9 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
             static const char *cf[] = {"csr", "sell", "coo", "bsr"};
             cli_json_string(&j, "library", "cusparse");
             cli_json_string(&j, "format", cf[k->cusp_format]);
+        } else if (k->impl == BENCH_MKL) {
+            cli_json_string(&j, "library", "mkl");
+            cli_json_string(&j, "format", "csr");
         } else {
             cli_json_string(&j, "library", "packsell");
             cli_json_string(&j, "format", psl_format_name(k->opt.format));
@@ -680,6 +980,23 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
                 cli_json_double(&j, "pct_copy", r->pct_copy);
             if (dev && r->enqueue_us >= 0)
                 cli_json_double(&j, "host_enqueue_us", r->enqueue_us);
+            if (!dev) {
+                cli_json_int(&j, "traffic_bytes", r->traffic);
+                if (r->pct_read >= 0)
+                    cli_json_double(&j, "pct_read_bw", r->pct_read);
+                else
+                    cli_json_null(&j, "pct_read_bw");
+                cli_json_begin_array(&j, "round_median_us");
+                for (int q = 0; q < r->nrounds; q++)
+                    cli_json_double(&j, NULL, r->round_median[q] * 1e6);
+                cli_json_end_array(&j);
+            }
+            if (k->impl == BENCH_MKL) {
+                cli_json_double(&j, "mkl_create_seconds", r->mkl_create_seconds);
+                cli_json_double(&j, "mkl_optimize_seconds", r->mkl_optimize_seconds);
+                cli_json_int(&j, "mkl_mv_hint_calls", r->mkl_hint_calls);
+                cli_json_double(&j, "tolerance", r->tolerance);
+            }
             cli_json_int(&j, "bytes", r->bytes);
             cli_json_int(&j, "sell_bytes", r->sell_bytes);
             if (r->ratio_sell >= 0)
@@ -705,7 +1022,7 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
 
 /* Time every kernel on the device of a; failures go into res. */
 static int run_all_kernels(const char *cmd, const bench_args *a, const bench_data *d,
-                           bench_result *res, bench_device *dev)
+                           bench_result *res, bench_device *dev, bench_host *host)
 {
 #ifdef PSL_HAVE_CUDA
     if (a->cuda)
@@ -713,8 +1030,7 @@ static int run_all_kernels(const char *cmd, const bench_args *a, const bench_dat
 #endif
     (void)cmd;
     (void)dev;
-    for (int i = 0; i < a->nkernels; i++)
-        run_kernel(a, d, &a->kernels[i], &res[i]);
+    run_cpu(a, d, res, host);
     return CLI_OK;
 }
 
@@ -765,7 +1081,14 @@ int cmd_bench(int argc, char **argv)
         rc = cli_error(cmd, "out of memory");
         goto done;
     }
-    if ((rc = run_all_kernels(cmd, &a, &d, res, &dev)) != 0)
+    bench_host host;
+    memset(&host, 0, sizeof host);
+    bench_cpu_model(host.cpu, sizeof host.cpu);
+#ifdef PSL_HAVE_MKL
+    if (!a.cuda)
+        bench_mkl_init(threads_in_use(), &host);
+#endif
+    if ((rc = run_all_kernels(cmd, &a, &d, res, &dev, &host)) != 0)
         goto done;
     int failed = 0;
     for (int i = 0; i < a.nkernels; i++) {
@@ -778,11 +1101,12 @@ int cmd_bench(int argc, char **argv)
     bench_auto au[BENCH_AUTO_N];
     if (a.cuda)
         bench_auto_compute(&a, &d, res, au);
-    print_table(&a, &d, res, load_s, a.cuda ? &dev : NULL);
+    print_table(&a, &d, res, load_s, a.cuda ? &dev : NULL, &host);
     if (a.cuda)
         bench_auto_print(&a, res, au);
     fflush(stdout);
-    rc = a.json ? write_json(cmd, &a, &d, res, load_s, a.cuda ? &dev : NULL, a.cuda ? au : NULL)
+    rc = a.json ? write_json(cmd, &a, &d, res, load_s, a.cuda ? &dev : NULL, a.cuda ? au : NULL,
+                             &host)
                 : CLI_OK;
     if (rc == CLI_OK && failed)
         rc = CLI_RUNTIME;
