@@ -70,6 +70,7 @@ static void *dup_to_device(const void *h, size_t bytes)
         return NULL;
     CUDA_CHECK(cudaMalloc(&d, bytes));
     CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the DMA landed before any stream uses d */
     return d;
 }
 
@@ -220,7 +221,7 @@ static void compare_spmv(const psl_dmatrix *dG, const psl_dmatrix *dR, int32_t n
     size_t w1 = 0, w2 = 0;
     CUDA_CHECK(cudaMalloc(&dx, xb + 8));
     CUDA_CHECK(cudaMalloc(&dy, yb + 8));
-    CUDA_CHECK(cudaMemcpy(dx, hx, xb, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(dx, hx, xb, cudaMemcpyHostToDevice, g_stream));
     CHECK_OK(psl_dspmv_workspace_size(dG, vt, &w1));
     CHECK_OK(psl_dspmv_workspace_size(dR, vt, &w2));
     CHECK_MSG(w1 == w2, "%s: workspace %zu vs %zu", label, w1, w2);
@@ -229,7 +230,8 @@ static void compare_spmv(const psl_dmatrix *dG, const psl_dmatrix *dR, int32_t n
     const psl_dmatrix *m[2] = {dG, dR};
     char *out[2] = {y1, y2};
     for (int k = 0; k < 2; k++) {
-        CUDA_CHECK(cudaMemcpy(dy, hy, yb, cudaMemcpyHostToDevice));
+        /* on g_stream: a pageable cudaMemcpy may return before its DMA lands */
+        CUDA_CHECK(cudaMemcpyAsync(dy, hy, yb, cudaMemcpyHostToDevice, g_stream));
         CHECK_OK(psl_dspmv(1.25, m[k], dx, -0.5, dy, vt, ws, w1 > w2 ? w1 : w2, g_stream));
         CUDA_CHECK(cudaStreamSynchronize(g_stream));
         CUDA_CHECK(cudaMemcpy(out[k], dy, yb, cudaMemcpyDeviceToHost));

@@ -428,9 +428,12 @@ static void run_case(const char *name, const host_csrk *h, int32_t gsr, int32_t 
                                   : (double)((int)(psl_test_rand(&seed) % 2001) - 1000) / 1024.0);
     }
     void *dx = dmalloc((size_t)n * es), *dy = dmalloc((size_t)m * es);
-    CUDA_CHECK(cudaMemcpy(dx, x, (size_t)n * es, cudaMemcpyHostToDevice));
+    /* copies on g_stream (a non-blocking stream: a cudaMemcpy from pageable
+     * memory may return before its DMA lands, unordered with g_stream's
+     * kernels, and the second run then read the first run's y as y0) */
+    CUDA_CHECK(cudaMemcpyAsync(dx, x, (size_t)n * es, cudaMemcpyHostToDevice, g_stream));
     for (int rep = 0; rep < 2; rep++) {
-        CUDA_CHECK(cudaMemcpy(dy, y0, (size_t)m * es, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(dy, y0, (size_t)m * es, cudaMemcpyHostToDevice, g_stream));
         CHECK_OK(psl_dspmv(alpha, dA, dx, beta, dy, vt, NULL, 0, g_stream));
         CUDA_CHECK(cudaStreamSynchronize(g_stream));
         CUDA_CHECK(cudaMemcpy(rep ? y2 : y, dy, (size_t)m * es, cudaMemcpyDeviceToHost));

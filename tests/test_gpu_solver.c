@@ -136,6 +136,7 @@ TEST(gpu_views_of_device_memory)
     CUDA_CHECK(cudaMalloc((void **)&dx, n * sizeof *dx));
     CUDA_CHECK(cudaMemcpy(db, b, n * sizeof *db, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(dx, 0, n * sizeof *dx));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* both landed before the solver's stream reads them */
     psl_exec *ex = NULL;
     psl_op *Aop = NULL, *M = NULL;
     psl_solver *s = NULL;
