@@ -26,7 +26,7 @@ export SOLVER_COMMIT=${CSRK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || 
 MATRICES=${CSRK_MATRICES:-gen:hpcg:6:6:6,gen:hpcg:7:7:7,gen:hpcg:8:8:7,gen:hpgmp:7:7:7,gen:lap2d:2048,gen:lap3d:128,gen:banded:4000000:16:33,gen:random:4000000:16}
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$RES/log.txt"; }
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
-pack() { tar czf "$OUT/csrk-check.tar.gz" -C /tmp/psl-csrk csrk-check --exclude="*/sdainv-cache"; cp "$RES/log.txt" "$OUT/"; }
+pack() { tar czf "$OUT/csrk-check.tar.gz" --exclude="*/sdainv-cache" -C /tmp/psl-csrk csrk-check; cp "$RES/log.txt" "$OUT/"; }
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "commit: $SOLVER_COMMIT"
   grep -m1 "model name" /proc/cpuinfo; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
