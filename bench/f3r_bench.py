@@ -10,6 +10,7 @@ Per matrix, in this order (a time budget cuts the least useful solves first):
   f3r-fp64       F3R, every layer FP64                          } residual
   bicgstab       BiCGStab FP64 + SD-AINV                        } < --tol
   gmres100       GMRES(100) FP64 + SD-AINV                      } (1e-9)
+  f3r-V@M2:M3:M4 variant V with other inner step counts (m2, m3, m4)
   *-rule         the same stopped as the reference stops (estimated relative
                  residual < 1e-8, `--tol 1e-8 --recursive-stop`), beside
   ref-f3r16, ref-f3r64, ref-gm64, ref-bicg64
@@ -60,8 +61,11 @@ def solver_args(solver):
     """`packsell solve` options of one of our solvers."""
     if solver.startswith("f3r-"):
         m1, m2, m3, m4, c = F3R_M
+        name, _, ms = solver[4:].partition("@")  # f3r-packsell@M2:M3:M4: other inner steps
+        if ms:
+            m2, m3, m4 = (int(v) for v in ms.split(":"))
         variant = {"packsell": ["packsell", "--f3r-values", "fp16"],
-                   "auto": ["packsell", "--f3r-values", "auto"]}.get(solver[4:], [solver[4:]])
+                   "auto": ["packsell", "--f3r-values", "auto"]}.get(name, [name])
         return ["--method", "f3r", "--f3r"] + variant + [
             "--restart", str(m1), "--m2", str(m2), "--m3", str(m3), "--m4", str(m4),
             "--richardson-c", str(c), "--max-iters", "2000"]
@@ -158,6 +162,8 @@ class Bench:
             row["stop"] = stop
             if solver.startswith("f3r-") and str(row.get("iterations", "")).isdigit():
                 _, m2, m3, m4, _ = F3R_M
+                if "@" in solver:
+                    m2, m3, m4 = (int(v) for v in solver.split("@")[1].split(":"))
                 row["iters_ref"] = int(row["iterations"]) * m2 * m3 * m4
             elif solver.startswith("ref-"):
                 row["iters_ref"] = row.get("iterations", "")

@@ -27,6 +27,12 @@ NAMES = {"f3r-packsell": "PackSELL-F3R", "f3r-auto": "PackSELL-F3R, codec auto",
          "ref-gm64": "ref. FGMRES(64) + SD-AINV", "ref-bicg64": "ref. BiCGStab + SD-AINV"}
 
 
+def name_of(solver):
+    """NAMES[solver], with F3R's inner steps where the run set them (f3r-V@M2:M3:M4)."""
+    base, _, ms = solver.partition("@")
+    return NAMES.get(base, base) + (f" (m2, m3, m4 = {ms.replace(':', ', ')})" if ms else "")
+
+
 def fnum(v):
     try:
         return float(v)
@@ -106,7 +112,7 @@ def matrix_table(m, idx, rows):
         status = r.get("status", "")
         if status != "converged" and r.get("note"):
             status += ": " + r["note"][:60].replace("|", "/")
-        lines.append(f"| {NAMES.get(r['solver'], r['solver'])} | "
+        lines.append(f"| {name_of(r['solver'])} | "
                      f"{'true 1e-9' if r['stop'] == 'true' else 'est. 1e-8'} | {status} | {iters(r)} | "
                      f"{f'{ts:.4f}' if ts is not None else '-'} | {f'{su:.2f}' if su is not None else '-'} | "
                      f"{e(fnum(r.get('relres')))} | {e(fnum(r.get('relres_recursive')))} | {fmt_ratio(sp)} |")
@@ -151,14 +157,15 @@ def targets(idx):
                            f"({100 * dev:.1f}%) | {'met' if dev <= 0.10 else 'missed'} |")
                 break
     for m in ("HPGMP_7_7_7", "HPGMP_8_8_8"):
-        ours = [(t(idx.get((m, s, "rule"))), s) for s in OURS]
+        ours = [(t(r), s) for (mm, s, stop), r in idx.items()
+                if mm == m and stop == "rule" and not s.startswith("ref-")]
         ours = [x for x in ours if x[0]]
         refs = [(t(idx.get((m, s, "rule"))), s) for s in ("ref-f3r16", "ref-f3r64", "ref-gm64", "ref-bicg64")]
         refs = [x for x in refs if x[0]]
         if ours and refs:
             a, b = min(ours), min(refs)
             row(f"our fastest vs the reference's fastest, {m}, its rule", ">= 1.5x", b[0] / a[0],
-                f"{NAMES[a[1]]} {a[0]:.4f} s vs {NAMES[b[1]]} {b[0]:.4f} s", 1.5)
+                f"{name_of(a[1])} {a[0]:.4f} s vs {name_of(b[1])} {b[0]:.4f} s", 1.5)
     return out
 
 

@@ -14,6 +14,9 @@
 #          BiCGStab) and gen:lap3d:128 (ours)
 #   8      HPGMP_8_8_8 (every solver, the peers' FP16-F3R and BiCGStab), then
 #          PackSELL- and FP16-F3R on HPCG_8_8_8
+#   grid   test_gpu_csrk, then PackSELL-F3R at the reference's rule on HPGMP_7_7_7
+#          with other inner step counts (m2:m3:m4), the case where the reference's
+#          BiCGStab is its fastest solver
 #   smoke  every solver and peer on HPGMP_5_5_5 and sherman3
 # Carry: .dev-matrices (the Matrix Market files of NONSYM below, copied from
 # ../shared/matrices) and .dev-f3r (f3r-gpu-bins.tar.xz and SHA256SUMS from
@@ -58,6 +61,7 @@ cat "$RES/host.txt"
 
 BIN=${F3R_BIN:-build-gpu/packsell}
 TESTS=(test_gpu_krylov test_gpu_solver)
+[ "$PART" = grid ] && TESTS=(test_gpu_csrk)
 if [ -z "${F3R_BIN:-}" ]; then
   log "build (Release, CUDA sm_90, -j $(nproc))"
   if ! cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSL_ENABLE_CUDA=ON \
@@ -100,6 +104,10 @@ case "$PART" in
     bench hpgmp8 85 --matrices gen:hpgmp:8:8:8 --repeat 2 --peers f3r16,bicg64 \
       --solvers f3r-packsell,f3r-fp16,f3r-fp64,bicgstab,gmres100 --rule f3r-packsell,bicgstab
     bench hpcg8 100 --matrices gen:hpcg:8:8:8 --repeat 2 --solvers f3r-packsell,f3r-fp16 --rule "" --peers "" ;;
+  grid)
+    run_tests
+    bench grid7 100 --matrices gen:hpgmp:7:7:7 --peers "" --solvers "" \
+      --rule "f3r-packsell@8:2:2,f3r-packsell@8:3:2,f3r-packsell@6:4:2,f3r-packsell@8:4:1,f3r-packsell@4:4:2,f3r-packsell@8:2:3,f3r-packsell" ;;
   smoke)
     run_tests
     bench smoke 100 --matrices "gen:hpgmp:5:5:5,$PSL_MATRIX_DIR/sherman3.mtx" --repeat 2 ;;
