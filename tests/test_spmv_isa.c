@@ -5,7 +5,9 @@
  * the choice):
  * slice heights that leave partial SIMD groups and scalar leftover lanes,
  * one- and two-column matrices (the FP16 gather's last-column path),
- * scattered columns (dummy words), both permutation modes, every vector
+ * scattered columns (dummy words), stencil-like rows whose columns run
+ * consecutively across lanes (the contiguous x loads, up to the first and
+ * the last column), both permutation modes, every vector
  * type, and x with subnormal, infinite and NaN entries.
  */
 #include "spmv_fixture.h"
@@ -22,7 +24,8 @@ static const struct {
     {PSL_FORMAT_SELL, PSL_FP16, {5, 10}},     {PSL_FORMAT_SELL, PSL_BF16, {5, 10}},
     {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}},
     {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 9}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
@@ -72,7 +75,8 @@ static const struct {
     int k, kind;
 } shapes[] = {
     {333, 333, 6, 0}, {130, 1, 1, 0}, {97, 2, 2, 0}, {150, 3, 2, 1},
-    {200, 5000, 8, 3}, {257, 257, 4, 4}, {64, 64, 40, 2},
+    {200, 5000, 8, 3}, {257, 257, 4, 4}, {64, 64, 40, 2}, {301, 301, 7, 5},
+    {700, 700, 27, 5}, {90, 40, 5, 5},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 

@@ -10,7 +10,9 @@
  * groups of lanes, inner loop across lanes). Every lane keeps a running
  * column that starts at the slice's d-block start column and adds the delta
  * of every word; flag-0 words (dummies, padding) are selected away, never
- * multiplied. Their running column is always a valid column (ncols > 0 here).
+ * multiplied. Their running column is always a valid column (ncols > 0 here),
+ * so a SIMD block whose running columns are consecutive loads its x in one
+ * unaligned load instead of a gather (stencil rows side by side).
  */
 #define PSL_PACK_FN PSL_CAT4(psl_cpu_packsell_, FAMILY, _, VEC_NAME)
 
@@ -56,9 +58,12 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
             psl_vi wd = psl_s_load_i32(w + j * C + b * PSL_VL);
             psl_vm f = psl_s_flag(wd);
             cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
+            PSL_CAT3(psl_s_, VEC_NAME, _acc) xv =
+                psl_s_consecutive(cc[b])
+                    ? PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, psl_s_lane0(cc[b]))
+                    : PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim);
             acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
-                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)),
-                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim));
+                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)), xv);
         }
     }
     for (int b = 0; b < nb; b++)

@@ -11,7 +11,10 @@
  * whole SIMD blocks use gathers (sell_simd); the remaining lanes (and every
  * lane in the portable TU) use the scalar loop, LANES at a time. Padding
  * (column -1) is selected away, never multiplied: the scalar loop loads
- * x[0] for it and drops the product, the SIMD loop masks the lane.
+ * x[0] for it and drops the product, the SIMD loop masks the lane. A SIMD
+ * block whose columns are consecutive from a valid first column (stencil
+ * rows side by side) has no padding and loads its x in one unaligned load
+ * instead of a gather.
  */
 #define PSL_SELL_FN PSL_CAT4(psl_cpu_sell_, VAL_NAME, _, VEC_NAME)
 
@@ -50,10 +53,16 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
         for (int b = 0; b < nb; b++) {
             const int64_t off = j * C + b * PSL_VL;
             psl_vi c = psl_s_load_i32(col + off);
-            psl_vm m = psl_s_nonneg(c);
-            acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
-                acc[b], m, PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off),
-                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, c, m, lim));
+            const int32_t c0 = psl_s_lane0(c);
+            PSL_CAT3(psl_s_, VEC_NAME, _acc) v = PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off);
+            if (c0 >= 0 && psl_s_consecutive(c)) { /* no padding, x in one load */
+                acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _add)(acc[b], v,
+                                                          PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, c0));
+            } else {
+                psl_vm m = psl_s_nonneg(c);
+                acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
+                    acc[b], m, v, PSL_CAT3(psl_s_, VEC_NAME, _x)(x, c, m, lim));
+            }
         }
     }
     for (int b = 0; b < nb; b++)
