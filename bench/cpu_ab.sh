@@ -3,10 +3,11 @@
 # machine shared with other work: the builds' bench/spmv_min_time take turns
 # (AB_ALTERNATIONS times, default 3) on each matrix, and the table gives per
 # kernel and build the fastest run of all (microseconds, GB/s on the
-# format's own bytes plus x and y), the figure that the load disturbs least.
+# format's own bytes plus x and y), the figure that the load disturbs least;
+# AB_CPU_TIME=1 times by CPU time per thread (spmv_min_time --cpu-time).
 #
 # Usage: AB_BINS="old/bench/spmv_min_time build/bench/spmv_min_time" \
-#          [AB_THREADS=2] [AB_KERNELS="csr-fp32 sell-fp32 ..."] \
+#          [AB_THREADS=2] [AB_KERNELS="csr-fp32 sell-fp32 ..."] [AB_CPU_TIME=1] \
 #          bash bench/cpu_ab.sh MATRIX...
 # An older build: git archive COMMIT | tar -x -C /tmp/old (then cmake with
 # -DPSL_ENABLE_CUDA=OFF and `--target spmv_min_time`; spmv_min_time.c can be
@@ -21,7 +22,7 @@ for m in "$@"; do
   for _ in $(seq "$N"); do
     for b in "${BINS[@]}"; do
       # shellcheck disable=SC2086
-      OMP_NUM_THREADS=${AB_THREADS:-2} OMP_WAIT_POLICY=passive "$b" "$m" --rounds 2 --reps 15 $K |
+      OMP_NUM_THREADS=${AB_THREADS:-2} OMP_WAIT_POLICY=passive "$b" "$m" --rounds 2 --reps 15 ${AB_CPU_TIME:+--cpu-time} $K |
         awk -v b="$b" -v m="$m" 'NF == 4 && $2 ~ /^[0-9.]+$/ {print m, b, $1, $2, $4}' >>"$RAW"
     done
   done

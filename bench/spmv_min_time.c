@@ -3,13 +3,18 @@
  * on a machine shared with other work the median of `packsell bench` moves
  * with the load, the minimum much less (a run that had the cores to itself).
  *
- * Usage: spmv_min_time MATRIX [--reps N] [--rounds R] KERNEL...
+ * Usage: spmv_min_time MATRIX [--reps N] [--rounds R] [--cpu-time] KERNEL...
  *   KERNEL: FORMAT-VALUES[:VECTORS] as `packsell bench --kernels` takes it
  *   (csr-fp32, sell-fp16, packsell-e8m21:fp32, ...; VECTORS defaults to
  *   fp64 for fp64 values, fp16 for 16-bit values, else fp32). C = 32,
  *   sigma = 256, implicit permutation, alpha = 1, beta = 0; threads from
  *   OMP_NUM_THREADS. The kernels take turns, R rounds (default 5) of N
  *   timed runs (default 50) each, after 3 warm-up runs per kernel.
+ * --cpu-time: time a run by the process's CPU time divided by the threads
+ * instead of the wall clock (OMP_WAIT_POLICY=passive: waiting threads take
+ * none), so time the scheduler gave to other processes does not count;
+ * under a load above the cores, a wall-clock run longer than the
+ * scheduler's slice is never undisturbed, and slower code loses more.
  * Prints per kernel: the minimum and the 10th percentile of all runs in
  * microseconds and the GB/s of the minimum on the format's own bytes plus
  * x and y (as `packsell bench` counts them).
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_KERNELS 16
 
@@ -33,6 +39,17 @@ typedef struct kernel {
     double *t; /* every timed run, seconds */
     int n;
 } kernel;
+
+/* Seconds of wall clock, or of CPU time per thread (the process's CPU time
+ * over nthreads). */
+static double now(int cpu_time, int nthreads)
+{
+    if (!cpu_time)
+        return omp_get_wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / nthreads;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -81,20 +98,22 @@ static int make_kernel(const psl_matrix *src, const char *spec, kernel *k)
 
 int main(int argc, char **argv)
 {
-    int reps = 50, rounds = 5, nk = 0;
+    int reps = 50, rounds = 5, nk = 0, cpu_time = 0;
     const char *matrix = NULL, *specs[MAX_KERNELS];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu-time"))
+            cpu_time = 1;
         else if (!matrix)
             matrix = argv[i];
         else if (nk < MAX_KERNELS)
             specs[nk++] = argv[i];
     }
     if (!matrix || nk == 0 || reps < 1 || rounds < 1) {
-        fprintf(stderr, "usage: spmv_min_time MATRIX [--reps N] [--rounds R] KERNEL...\n");
+        fprintf(stderr, "usage: spmv_min_time MATRIX [--reps N] [--rounds R] [--cpu-time] KERNEL...\n");
         return 2;
     }
     psl_matrix *src = NULL;
@@ -123,8 +142,10 @@ int main(int argc, char **argv)
         float u = (float)((double)(s >> 11) * 0x1p-52 - 1.0);
         xd[c] = (double)psl_half_to_float(psl_float_to_half(u));
     }
-    printf("matrix %s: %d x %d, %lld nonzeros; %d threads, %d rounds x %d runs\n", matrix,
-           (int)si.nrows, (int)si.ncols, (long long)si.nnz, omp_get_max_threads(), rounds, reps);
+    const int nt = omp_get_max_threads();
+    printf("matrix %s: %d x %d, %lld nonzeros; %d threads, %d rounds x %d runs, %s\n", matrix,
+           (int)si.nrows, (int)si.ncols, (long long)si.nnz, nt, rounds, reps,
+           cpu_time ? "CPU time per thread" : "wall clock");
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nk; i++) {
             kernel *k = &ks[i];
@@ -139,9 +160,9 @@ int main(int argc, char **argv)
             for (int w = 0; w < (r == 0 ? 3 : 1); w++)
                 psl_spmv(1.0, k->A, x, 0.0, y, k->vt);
             for (int j = 0; j < reps; j++) {
-                double t0 = omp_get_wtime();
+                double t0 = now(cpu_time, nt);
                 psl_spmv(1.0, k->A, x, 0.0, y, k->vt);
-                k->t[k->n++] = omp_get_wtime() - t0;
+                k->t[k->n++] = now(cpu_time, nt) - t0;
             }
         }
     printf("%-20s %12s %12s %10s\n", "kernel", "min_us", "p10_us", "GB/s@min");
