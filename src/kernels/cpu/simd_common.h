@@ -39,7 +39,14 @@ static inline psl_vf psl_s_v16_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
 
 /* x[c0 .. c0+PSL_VL-1] in the lanes (one unaligned load, no gather): the x
  * of a block whose columns are consecutive (psl_s_consecutive), as stencil
- * rows side by side have. */
+ * rows side by side have. psl_s_<kind>_runs says whether the kernels look
+ * for such blocks: for FP64 vectors the two 8-double gathers of a block beat
+ * the two unaligned 64-byte loads that cross cache lines (AVX-512, 2-core
+ * EPYC, 2026-12-02: SELL FP64 gen:hpcg:6:6:6 1 thread 3066 us with gathers
+ * against 3492 us with loads, gen:hpcg:7:6:6 2 threads 3496 against 4338 us,
+ * fastest runs by CPU time); for FP32 and FP16 vectors, whose 16-lane
+ * gathers cost twice as much, the loads win (SELL FP32 2.5x). */
+enum { psl_s_v64_runs = 0, psl_s_v32_runs = 1, psl_s_v16_runs = 1 };
 static inline psl_vd2 psl_s_v64_xrun(const void *x, int32_t c0) { return psl_s_xrun_d(x, c0); }
 static inline psl_vf psl_s_v32_xrun(const void *x, int32_t c0) { return psl_s_xrun_f(x, c0); }
 static inline psl_vf psl_s_v16_xrun(const void *x, int32_t c0) { return psl_s_xrun_h(x, c0); }
