@@ -5,17 +5,7 @@
  * adds of one row do not wait for each other; every row is summed in
  * column order, the bits of the reference CSR kernel. Instantiated per
  * (value type, vector kind) with the macros of the including template.
- *
- * GCC's loop vectorizer is kept off this function: for FP32 it loaded four
- * values of a row as a vector, multiplied them together, then took the
- * products apart lane by lane for the in-order sum (7.3 instructions per
- * nonzero, gen:hpcg:5:5:5, 2026-12-02). The scalar form is one load of the
- * column, one of x, a multiply from memory and an add per nonzero.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("no-tree-vectorize")
-#endif
 
 /* Rows r0 .. r1-1 of A into y. */
 static inline void PSL_CAT4(psl_cpu_csr_rows_, VAL_NAME, _, VEC_NAME)(
@@ -31,7 +21,6 @@ static inline void PSL_CAT4(psl_cpu_csr_rows_, VAL_NAME, _, VEC_NAME)(
         m = m < l2 ? m : l2;
         m = m < l3 ? m : l3;
         ACC_T t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-#pragma GCC unroll 2
         for (int64_t j = 0; j < m; j++) {
             t0 = t0 + VLOAD(val, k0 + j) * XLOAD(x, col[k0 + j]);
             t1 = t1 + VLOAD(val, k1 + j) * XLOAD(x, col[k1 + j]);
@@ -58,7 +47,3 @@ static inline void PSL_CAT4(psl_cpu_csr_rows_, VAL_NAME, _, VEC_NAME)(
         YSTORE(y, i, t, a, b, use_beta);
     }
 }
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
