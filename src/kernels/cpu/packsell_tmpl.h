@@ -6,7 +6,7 @@
  * and with PSL_SIMD SDECODE(words, flags, pack) (simd_common.h), plus the
  * vector-kind macros of vec_instances.h.
  *
- * Same loop structure as the SELL kernel (slices in static OpenMP chunks,
+ * Same loop structure as the SELL kernel (contiguous slice ranges per thread,
  * groups of lanes, inner loop across lanes). Every lane keeps a running
  * column that starts at the slice's d-block start column and adds the delta
  * of every word; flag-0 words (dummies, padding) are selected away, never

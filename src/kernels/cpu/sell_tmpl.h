@@ -4,8 +4,9 @@
  * every SIMD TU. Expects VAL_NAME, VAL_T and VLOAD(values, k) (the stored
  * value k as ACC_T) plus the vector-kind macros of vec_instances.h.
  *
- * OpenMP distributes slices in static chunks. Inside a slice, rows are
- * taken in groups of lanes: for each column position j the lanes are
+ * Each OpenMP thread takes one contiguous range of slices of about equal
+ * words (sliced_driver_tmpl.h). Inside a slice, rows are taken in groups
+ * of lanes: for each column position j the lanes are
  * contiguous in memory, with one accumulator per lane, so each row is
  * summed in stored order whatever the grouping. With PSL_SIMD, groups of
  * whole SIMD blocks use gathers (sell_simd); the remaining lanes (and every
