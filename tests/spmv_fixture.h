@@ -39,7 +39,11 @@ static inline void tcsr_free(tcsr *m)
 
 /* Random matrix: row i gets len(i) distinct columns drawn from [lo(i), hi(i)).
  * kind: 0 uniform (k per row), 1 empty rows every 3rd row, 2 a few long
- * rows, 3 scattered (columns far apart: dummies for small D), 4 banded. */
+ * rows, 3 scattered (columns far apart: dummies for small D), 4 banded,
+ * 5 stencil-like: row i holds the k columns from i - k/2 (clipped to the
+ * matrix) and i + 3k, without column i on every 41st row, so the columns of
+ * neighbouring rows are mostly consecutive (the SIMD kernels' contiguous
+ * x loads) and reach column 0 and column ncols-1. */
 static inline tcsr tcsr_random(int32_t nrows, int32_t ncols, int k, int kind, unsigned long long seed)
 {
     tcsr m = {nrows, ncols, calloc((size_t)nrows + 1, sizeof(int64_t)), NULL, NULL};
@@ -63,6 +67,26 @@ static inline tcsr tcsr_random(int32_t nrows, int32_t ncols, int k, int kind, un
     m.v = malloc((size_t)(cap ? cap : 1) * sizeof(double));
     char *used = calloc((size_t)ncols + 1, 1);
     int64_t nz = 0;
+    if (kind == 5) {
+        free(used);
+        free(len);
+        free(m.ci);
+        free(m.v);
+        m.ci = malloc(((size_t)nrows * (size_t)(k + 1) + 1) * sizeof(int32_t));
+        m.v = malloc(((size_t)nrows * (size_t)(k + 1) + 1) * sizeof(double));
+        for (int32_t i = 0; i < nrows; i++) {
+            m.rp[i] = nz;
+            for (int64_t c = (int64_t)i - k / 2; c < (int64_t)i - k / 2 + k; c++)
+                if (c >= 0 && c < ncols && !(c == i && i % 41 == 7))
+                    m.ci[nz++] = (int32_t)c;
+            if ((int64_t)i + 3 * k < ncols)
+                m.ci[nz++] = i + 3 * k;
+        }
+        m.rp[nrows] = nz;
+        for (int64_t a = 0; a < nz; a++)
+            m.v[a] = 2 * psl_test_uniform(&s) - 1;
+        return m;
+    }
     for (int32_t i = 0; i < nrows; i++) {
         m.rp[i] = nz;
         int32_t lo = 0, span = ncols;

@@ -5,13 +5,16 @@
  * the choice):
  * slice heights that leave partial SIMD groups and scalar leftover lanes,
  * one- and two-column matrices (the FP16 gather's last-column path),
- * scattered columns (dummy words), both permutation modes, every vector
+ * scattered columns (dummy words), stencil-like rows whose columns run
+ * consecutively across lanes (the contiguous x loads, up to the first and
+ * the last column), both permutation modes, every vector
  * type, and x with subnormal, infinite and NaN entries.
  */
 #include "spmv_fixture.h"
 #include "kernels/cpu/cpu_common.h"
 
 #include <math.h>
+#include <omp.h>
 
 static const struct {
     psl_format f;
@@ -22,7 +25,8 @@ static const struct {
     {PSL_FORMAT_SELL, PSL_FP16, {5, 10}},     {PSL_FORMAT_SELL, PSL_BF16, {5, 10}},
     {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 21}},
     {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 10}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {4, 3}},
-    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {7, 12}}, {PSL_FORMAT_PACKSELL, PSL_FP64, {5, 9}},
+    {PSL_FORMAT_PACKSELL, PSL_FP64, {8, 7}},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
@@ -72,7 +76,8 @@ static const struct {
     int k, kind;
 } shapes[] = {
     {333, 333, 6, 0}, {130, 1, 1, 0}, {97, 2, 2, 0}, {150, 3, 2, 1},
-    {200, 5000, 8, 3}, {257, 257, 4, 4}, {64, 64, 40, 2},
+    {200, 5000, 8, 3}, {257, 257, 4, 4}, {64, 64, 40, 2}, {301, 301, 7, 5},
+    {700, 700, 27, 5}, {90, 40, 5, 5},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 
@@ -180,6 +185,62 @@ __attribute__((target("avx,f16c"))) static float f16c_to_float(uint16_t h)
 }
 #endif
 
+TEST(sliced_parts_cover_and_balance)
+{
+    /* psl_sliced_part_start: n contiguous parts that cover every slice once,
+     * each within one slice's work of the equal share (words + C per slice) */
+    const int32_t C = 8, nslices = 50;
+    int64_t sp[51];
+    sp[0] = 0;
+    for (int32_t k = 0; k < nslices; k++) /* widths 0 .. 97: uneven slices */
+        sp[k + 1] = sp[k] + (int64_t)C * ((k * 37) % 98);
+    int64_t total = sp[nslices] + (int64_t)nslices * C, maxw = 98 * C + C;
+    for (int n = 1; n <= 9; n++) {
+        CHECK(psl_sliced_part_start(sp, nslices, C, 0, n) == 0);
+        CHECK(psl_sliced_part_start(sp, nslices, C, n, n) == nslices);
+        for (int p = 0; p < n; p++) {
+            int32_t k0 = psl_sliced_part_start(sp, nslices, C, p, n);
+            int32_t k1 = psl_sliced_part_start(sp, nslices, C, p + 1, n);
+            CHECK(k0 <= k1);
+            int64_t w = sp[k1] - sp[k0] + (int64_t)(k1 - k0) * C;
+            CHECK(w <= total / n + 2 * maxw);
+        }
+    }
+}
+
+TEST(threads_do_not_change_bits)
+{
+    /* a matrix above the one-thread limit (PSL_OMP_MIN_WORK words) with a few
+     * long rows, so the parts of the threads differ in slices: every thread
+     * count and instruction set gives the reference bits */
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+    psl_isa best = psl_cpu_isa();
+    tcsr m = tcsr_random(9000, 9000, 6, 2, 91);
+    const int threads[] = {1, 2, 3, 7};
+    int saved = omp_get_max_threads(), bad = 0;
+    for (int isa = 0; isa <= (int)best; isa++) {
+        CHECK_OK(psl_option_set("PSL_CPU_ISA", isa_names[isa]));
+        for (int k = 0; k < NKINDS; k += 4) {
+            psl_matrix *A = fx_sliced(&m, kinds[k].f, kinds[k].vt, kinds[k].codec, 32, 256,
+                                      PSL_PERMUTE_IMPLICIT);
+            CHECK(A != NULL);
+            tvec x = tvec_random(PSL_FP32, m.ncols, 21), y0 = tvec_random(PSL_FP32, m.nrows, 22);
+            for (int t = 0; A && t < 4; t++) {
+                omp_set_num_threads(threads[t]);
+                if (!same_as_ref(A, &x, 1.0, &y0, 0.0) && bad++ < 5)
+                    CHECK_MSG(0, "%s: kind %d, %d threads", isa_names[isa], k, threads[t]);
+            }
+            tvec_free(&x);
+            tvec_free(&y0);
+            psl_matrix_destroy(&A);
+        }
+    }
+    omp_set_num_threads(saved);
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+    tcsr_free(&m);
+    CHECK(bad == 0);
+}
+
 TEST(f16c_matches_half_h)
 {
     /* The SIMD kernels convert FP16 x and y with F16C; half.h is the
@@ -220,5 +281,7 @@ static const psl_test_case tests[] = {
     {"isa_option_caps_the_choice", isa_option_caps_the_choice},
     {"simd_equals_ref_battery", simd_equals_ref_battery},
     {"special_x_values_same_bits", special_x_values_same_bits},
+    {"sliced_parts_cover_and_balance", sliced_parts_cover_and_balance},
+    {"threads_do_not_change_bits", threads_do_not_change_bits},
 };
 PSL_TEST_MAIN(tests)

@@ -24,6 +24,7 @@
 #include "core/vec_types.h"
 #include "format/word.h"
 
+#include <omp.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,8 +53,6 @@ psl_spmv_fn psl_cpu_packsell_select_avx512(psl_codec codec, psl_scalar vec_type)
 
 /* Matrices with fewer entries run on one thread (fork/join costs more). */
 #define PSL_OMP_MIN_WORK 20000
-/* Rows per OpenMP chunk of the SELL/PackSELL kernels (rounded to slices). */
-#define PSL_OMP_CHUNK_ROWS 256
 /* Most lanes of a slice summed together (scalar LANES, SIMD groups). */
 #define PSL_ROWS_MAX 64
 
@@ -117,10 +116,26 @@ static inline void psl_cpu_out_rows(const psl_matrix *A, int64_t row0, int n, in
     }
 }
 
-/* Slices per OpenMP chunk for slice height C. */
-static inline int psl_omp_chunk_slices(int32_t C)
+/* First slice of part p of n (p <= n) parts of a SELL or PackSELL matrix
+ * with about equal work, counted as stored words + rows (C per slice): the
+ * smallest k with slice_ptr[k] + k*C >= p * (stored + nslices*C) / n. Part p
+ * is [start(p), start(p+1)): one contiguous stream of words per thread. */
+static inline int32_t psl_sliced_part_start(const int64_t *slice_ptr, int32_t nslices, int32_t C,
+                                            int p, int n)
 {
-    return C >= PSL_OMP_CHUNK_ROWS ? 1 : PSL_OMP_CHUNK_ROWS / C;
+    if (p >= n)
+        return nslices;
+    int64_t total = slice_ptr[nslices] + (int64_t)nslices * C;
+    int64_t target = total / n * p + total % n * p / n;
+    int32_t lo = 0, hi = nslices;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (slice_ptr[mid] + (int64_t)mid * C < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* First row of part p of n (p <= n) parts of a CSR matrix with about equal

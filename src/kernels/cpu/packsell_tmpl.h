@@ -6,11 +6,15 @@
  * and with PSL_SIMD SDECODE(words, flags, pack) (simd_common.h), plus the
  * vector-kind macros of vec_instances.h.
  *
- * Same loop structure as the SELL kernel (slices in static OpenMP chunks,
+ * Same loop structure as the SELL kernel (contiguous slice ranges per thread,
  * groups of lanes, inner loop across lanes). Every lane keeps a running
  * column that starts at the slice's d-block start column and adds the delta
  * of every word; flag-0 words (dummies, padding) are selected away, never
- * multiplied. Their running column is always a valid column (ncols > 0 here).
+ * multiplied. Their running column is always a valid column (ncols > 0 here),
+ * so (FP32 and FP16 vectors) a SIMD block whose running columns are
+ * consecutive loads its x in one unaligned load instead of a gather
+ * (stencil rows side by side); a block not consecutive at its first word
+ * stops checking for the slice.
  */
 #define PSL_PACK_FN PSL_CAT4(psl_cpu_packsell_, FAMILY, _, VEC_NAME)
 
@@ -47,18 +51,26 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
 {
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
     psl_vi cc[PSL_S_MAX_NB];
+    bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
     for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
         cc[b] = psl_s_set1(c0);
+        runs[b] = true;
     }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
             psl_vi wd = psl_s_load_i32(w + j * C + b * PSL_VL);
             psl_vm f = psl_s_flag(wd);
             cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
+            PSL_CAT3(psl_s_, VEC_NAME, _acc) xv;
+            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) && runs[b] && psl_s_consecutive(cc[b])) {
+                xv = PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, psl_s_lane0(cc[b]));
+            } else {
+                runs[b] = runs[b] && j > 0; /* not at the first word: gathers only */
+                xv = PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim);
+            }
             acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
-                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)),
-                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim));
+                acc[b], f, PSL_CAT3(psl_s_, VEC_NAME, _val)(SDECODE(wd, f, pk)), xv);
         }
     }
     for (int b = 0; b < nb; b++)

@@ -4,14 +4,20 @@
  * every SIMD TU. Expects VAL_NAME, VAL_T and VLOAD(values, k) (the stored
  * value k as ACC_T) plus the vector-kind macros of vec_instances.h.
  *
- * OpenMP distributes slices in static chunks. Inside a slice, rows are
- * taken in groups of lanes: for each column position j the lanes are
+ * Each OpenMP thread takes one contiguous range of slices of about equal
+ * words (sliced_driver_tmpl.h). Inside a slice, rows are taken in groups
+ * of lanes: for each column position j the lanes are
  * contiguous in memory, with one accumulator per lane, so each row is
  * summed in stored order whatever the grouping. With PSL_SIMD, groups of
  * whole SIMD blocks use gathers (sell_simd); the remaining lanes (and every
  * lane in the portable TU) use the scalar loop, LANES at a time. Padding
  * (column -1) is selected away, never multiplied: the scalar loop loads
- * x[0] for it and drops the product, the SIMD loop masks the lane.
+ * x[0] for it and drops the product, the SIMD loop masks the lane. With
+ * FP32 and FP16 vectors (psl_s_<kind>_runs), a SIMD block whose columns are
+ * consecutive from a valid first column (stencil rows side by side) has no
+ * padding and loads its x in one unaligned load instead of a gather; a block whose first position is not consecutive
+ * stops checking for the slice (FEM-like patterns, where it never is: the
+ * check cost 5-8% of those kernels' time).
  */
 #define PSL_SELL_FN PSL_CAT4(psl_cpu_sell_, VAL_NAME, _, VEC_NAME)
 
@@ -44,16 +50,27 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
                                                psl_vi lim, ACC_T *restrict t)
 {
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
-    for (int b = 0; b < nb; b++)
+    bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
+    for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
+        runs[b] = true;
+    }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
             const int64_t off = j * C + b * PSL_VL;
             psl_vi c = psl_s_load_i32(col + off);
-            psl_vm m = psl_s_nonneg(c);
-            acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
-                acc[b], m, PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off),
-                PSL_CAT3(psl_s_, VEC_NAME, _x)(x, c, m, lim));
+            const int32_t c0 = psl_s_lane0(c);
+            PSL_CAT3(psl_s_, VEC_NAME, _acc) v = PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off);
+            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) && runs[b] && c0 >= 0 &&
+                psl_s_consecutive(c)) { /* no padding, x in one load */
+                acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _add)(acc[b], v,
+                                                          PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, c0));
+            } else {
+                runs[b] = runs[b] && j > 0; /* not at the first position: gathers only */
+                psl_vm m = psl_s_nonneg(c);
+                acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
+                    acc[b], m, v, PSL_CAT3(psl_s_, VEC_NAME, _x)(x, c, m, lim));
+            }
         }
     }
     for (int b = 0; b < nb; b++)

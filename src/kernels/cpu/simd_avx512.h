@@ -22,11 +22,8 @@ typedef struct psl_vd2 {
 static inline psl_vi psl_s_load_i32(const void *p) { return _mm512_loadu_si512(p); }
 static inline psl_vi psl_s_set1(uint32_t v) { return _mm512_set1_epi32((int)v); }
 static inline psl_vi psl_s_and(psl_vi a, psl_vi b) { return _mm512_and_si512(a, b); }
-/* a & b in the lanes of m, 0 elsewhere. */
-static inline psl_vi psl_s_and_m(psl_vi a, psl_vm m, psl_vi b)
-{
-    return _mm512_maskz_and_epi32(m, a, b);
-}
+/* a in the lanes of m, 0 elsewhere. */
+static inline psl_vi psl_s_keep(psl_vi a, psl_vm m) { return _mm512_maskz_mov_epi32(m, a); }
 static inline psl_vi psl_s_or(psl_vi a, psl_vi b) { return _mm512_or_si512(a, b); }
 static inline psl_vi psl_s_add(psl_vi a, psl_vi b) { return _mm512_add_epi32(a, b); }
 static inline psl_vi psl_s_srl(psl_vi a, int n)
@@ -109,6 +106,40 @@ static inline psl_vf psl_s_gather_h(const void *x, psl_vi c, psl_vm m, psl_vi li
     return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srlv_epi32(g, sh)));
 }
 
+/* Consecutive columns: whether c holds c[0], c[0]+1, ..., c[0]+15 (then x
+ * of the block is one unaligned load from x + c[0], no gather). */
+static inline int32_t psl_s_lane0(psl_vi c) { return _mm512_cvtsi512_si32(c); }
+static inline bool psl_s_consecutive(psl_vi c)
+{
+    const __m512i iota =
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i first = _mm512_broadcastd_epi32(_mm512_castsi512_si128(c));
+    return _mm512_cmpeq_epi32_mask(_mm512_sub_epi32(c, iota), first) == 0xffff;
+}
+/* x[c0 .. c0+15] of FP32, FP64 and FP16 vectors (all lanes). */
+static inline psl_vf psl_s_xrun_f(const void *x, int32_t c0)
+{
+    return _mm512_loadu_ps((const float *)x + c0);
+}
+static inline psl_vd2 psl_s_xrun_d(const void *x, int32_t c0)
+{
+    const double *d = (const double *)x + c0;
+    psl_vd2 r = {_mm512_loadu_pd(d), _mm512_loadu_pd(d + 8)};
+    return r;
+}
+static inline psl_vf psl_s_xrun_h(const void *x, int32_t c0)
+{
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)x + c0)));
+}
+
+/* PackSELL words whose upper 16 bits are an IEEE half (FP16 codec, D = 15):
+ * their values as float by F16C (exact for the finite values stored), zero
+ * in the lanes not in f. */
+static inline psl_vf psl_s_decode_h16(psl_vi w, psl_vm f)
+{
+    return _mm512_maskz_cvtph_ps(f, _mm512_cvtepi32_epi16(_mm512_srli_epi32(w, 16)));
+}
+
 /* Accumulators: acc + v*xv in the lanes of m (product rounded, then sum). */
 static inline psl_vf psl_s_zero_f(void) { return _mm512_setzero_ps(); }
 static inline psl_vd2 psl_s_zero_d(void)
@@ -126,12 +157,33 @@ static inline psl_vd2 psl_s_madd_d(psl_vd2 acc, psl_vm m, psl_vd2 v, psl_vd2 xv)
     acc.hi = _mm512_mask_add_pd(acc.hi, (__mmask8)(m >> 8), acc.hi, _mm512_mul_pd(v.hi, xv.hi));
     return acc;
 }
+/* acc + v*xv in every lane. */
+static inline psl_vf psl_s_add_f(psl_vf acc, psl_vf v, psl_vf xv)
+{
+    return _mm512_add_ps(acc, _mm512_mul_ps(v, xv));
+}
+static inline psl_vd2 psl_s_add_d(psl_vd2 acc, psl_vd2 v, psl_vd2 xv)
+{
+    acc.lo = _mm512_add_pd(acc.lo, _mm512_mul_pd(v.lo, xv.lo));
+    acc.hi = _mm512_add_pd(acc.hi, _mm512_mul_pd(v.hi, xv.hi));
+    return acc;
+}
 /* PSL_VL floats to FP16 bits, rounded to nearest even (F16C; the same bits
  * as psl_float_to_half, Inf and NaN included). */
 static inline void psl_s_f2h(const float *r, uint16_t *h)
 {
     __m256i v = _mm512_cvtps_ph(_mm512_loadu_ps(r), _MM_FROUND_TO_NEAREST_INT);
     _mm256_storeu_si256((__m256i *)h, v);
+}
+/* r[0 .. PSL_VL-1] = a * t[0 .. PSL_VL-1]. */
+static inline void psl_s_scale_f(float *r, const float *t, float a)
+{
+    _mm512_storeu_ps(r, _mm512_mul_ps(_mm512_set1_ps(a), _mm512_loadu_ps(t)));
+}
+static inline void psl_s_scale_d(double *r, const double *t, double a)
+{
+    for (int h = 0; h < PSL_VL; h += 8)
+        _mm512_storeu_pd(r + h, _mm512_mul_pd(_mm512_set1_pd(a), _mm512_loadu_pd(t + h)));
 }
 static inline void psl_s_store_f(float *t, psl_vf a) { _mm512_storeu_ps(t, a); }
 static inline void psl_s_store_d(double *t, psl_vd2 a)

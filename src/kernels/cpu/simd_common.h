@@ -20,7 +20,8 @@ static inline psl_vd2 psl_s_v64_zero(void) { return psl_s_zero_d(); }
 static inline psl_vf psl_s_v32_zero(void) { return psl_s_zero_f(); }
 static inline psl_vf psl_s_v16_zero(void) { return psl_s_zero_f(); }
 
-/* x[c] in the lanes of m; lim = ncols-2 (used by FP16 vectors only). */
+/* x[c] in the lanes of m (others 0); lim = ncols-2 (used by FP16 vectors
+ * only). */
 static inline psl_vd2 psl_s_v64_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
 {
     (void)lim;
@@ -35,6 +36,20 @@ static inline psl_vf psl_s_v16_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
 {
     return psl_s_gather_h(x, c, m, lim);
 }
+
+/* x[c0 .. c0+PSL_VL-1] in the lanes (one unaligned load, no gather): the x
+ * of a block whose columns are consecutive (psl_s_consecutive), as stencil
+ * rows side by side have. psl_s_<kind>_runs says whether the kernels look
+ * for such blocks: for FP64 vectors the two 8-double gathers of a block beat
+ * the two unaligned 64-byte loads that cross cache lines (AVX-512, 2-core
+ * EPYC, 2026-12-02: SELL FP64 gen:hpcg:6:6:6 1 thread 3066 us with gathers
+ * against 3492 us with loads, gen:hpcg:7:6:6 2 threads 3496 against 4338 us,
+ * fastest runs by CPU time); for FP32 and FP16 vectors, whose 16-lane
+ * gathers cost twice as much, the loads win (SELL FP32 2.5x). */
+enum { psl_s_v64_runs = 0, psl_s_v32_runs = 1, psl_s_v16_runs = 1 };
+static inline psl_vd2 psl_s_v64_xrun(const void *x, int32_t c0) { return psl_s_xrun_d(x, c0); }
+static inline psl_vf psl_s_v32_xrun(const void *x, int32_t c0) { return psl_s_xrun_f(x, c0); }
+static inline psl_vf psl_s_v16_xrun(const void *x, int32_t c0) { return psl_s_xrun_h(x, c0); }
 
 static inline psl_vd2 psl_s_v64_val(psl_vf v) { return psl_s_f2d(v); }
 static inline psl_vf psl_s_v32_val(psl_vf v) { return v; }
@@ -53,23 +68,57 @@ static inline psl_vf psl_s_v16_madd(psl_vf acc, psl_vm m, psl_vf v, psl_vf xv)
     return psl_s_madd_f(acc, m, v, xv);
 }
 
+/* acc + v*xv in every lane (product rounded, then sum). */
+static inline psl_vd2 psl_s_v64_add(psl_vd2 acc, psl_vd2 v, psl_vd2 xv)
+{
+    return psl_s_add_d(acc, v, xv);
+}
+static inline psl_vf psl_s_v32_add(psl_vf acc, psl_vf v, psl_vf xv)
+{
+    return psl_s_add_f(acc, v, xv);
+}
+static inline psl_vf psl_s_v16_add(psl_vf acc, psl_vf v, psl_vf xv)
+{
+    return psl_s_add_f(acc, v, xv);
+}
+
 static inline void psl_s_v64_store(double *t, psl_vd2 a) { psl_s_store_d(t, a); }
 static inline void psl_s_v32_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
 static inline void psl_s_v16_store(float *t, psl_vf a) { psl_s_store_f(t, a); }
 
 /* Finish n (a multiple of PSL_VL) rows with sums t into y[out[l]], as
- * psl_<kind>_y does row by row; FP16 vectors round with F16C. */
+ * psl_<kind>_y does row by row: a*t (+ b*y) a block at a time, then the
+ * stores row by row (out is a permutation in general), in a loop: unrolled
+ * over the 16 or 32 rows, GCC computed every address first and spent ~15
+ * instructions a row; FP16 vectors round with F16C. */
+#define PSL_S_NO_UNROLL _Pragma("GCC unroll 2")
 static inline void psl_s_v64_finish(void *y, const int64_t *out, int n, const double *t,
                                     double a, double b, bool beta)
 {
+    double *p = (double *)y;
+    double r[PSL_ROWS_MAX];
+    for (int l = 0; l < n; l += PSL_VL)
+        psl_s_scale_d(r + l, t + l, a);
+    if (beta)
+        for (int l = 0; l < n; l++)
+            r[l] = r[l] + b * p[out[l]];
+    PSL_S_NO_UNROLL
     for (int l = 0; l < n; l++)
-        psl_v64_y(y, out[l], t[l], a, b, beta);
+        p[out[l]] = r[l];
 }
 static inline void psl_s_v32_finish(void *y, const int64_t *out, int n, const float *t,
                                     float a, float b, bool beta)
 {
+    float *p = (float *)y;
+    float r[PSL_ROWS_MAX];
+    for (int l = 0; l < n; l += PSL_VL)
+        psl_s_scale_f(r + l, t + l, a);
+    if (beta)
+        for (int l = 0; l < n; l++)
+            r[l] = r[l] + b * p[out[l]];
+    PSL_S_NO_UNROLL
     for (int l = 0; l < n; l++)
-        psl_v32_y(y, out[l], t[l], a, b, beta);
+        p[out[l]] = r[l];
 }
 static inline void psl_s_v16_finish(void *y, const int64_t *out, int n, const float *t,
                                     float a, float b, bool beta)
@@ -77,13 +126,14 @@ static inline void psl_s_v16_finish(void *y, const int64_t *out, int n, const fl
     uint16_t *p = (uint16_t *)y;
     float r[PSL_ROWS_MAX];
     uint16_t h[PSL_ROWS_MAX];
-    for (int l = 0; l < n; l++)
-        r[l] = a * t[l];
+    for (int l = 0; l < n; l += PSL_VL)
+        psl_s_scale_f(r + l, t + l, a);
     if (beta)
         for (int l = 0; l < n; l++)
             r[l] = r[l] + b * psl_half_to_float(p[out[l]]);
     for (int l = 0; l < n; l += PSL_VL)
         psl_s_f2h(r + l, h + l);
+    PSL_S_NO_UNROLL
     for (int l = 0; l < n; l++)
         p[out[l]] = h[l];
 }
@@ -120,11 +170,16 @@ static inline psl_s_pack psl_s_pack_init(int D, int e)
  * assist per multiplication on many CPUs even when the lane is dropped. */
 static inline psl_vf psl_s_decode_e8(psl_vi w, psl_vm f, const psl_s_pack *p)
 {
-    return psl_s_as_f(psl_s_and_m(w, f, p->vmask));
+    return psl_s_as_f(psl_s_keep(psl_s_and(w, p->vmask), f));
+}
+static inline psl_vf psl_s_decode_fp16(psl_vi w, psl_vm f, const psl_s_pack *p)
+{
+    (void)p;
+    return psl_s_decode_h16(w, f);
 }
 static inline psl_vf psl_s_decode_ex(psl_vi w, psl_vm f, const psl_s_pack *p)
 {
-    psl_vi m = psl_s_and_m(w, f, p->mag);
+    psl_vi m = psl_s_keep(psl_s_and(w, p->mag), f);
     psl_vi u = psl_s_or(psl_s_and(w, p->sign), psl_s_srl(m, p->sh));
     return psl_s_mulf(psl_s_as_f(u), p->scale);
 }
