@@ -5,10 +5,11 @@ take (A, b, x0=None, *, tol, maxiter, precond, callback, ...) and return
 -1 (breakdown), as scipy.sparse.linalg does; info.result is a SolveResult
 with the iterations, the residual history and the times.
 
-psl_solve scales the system symmetrically (scale=True: Gbar^-1 A Gbar^-1,
-gbar_i = sqrt|a_ii|), builds the preconditioner, solves on the CPU or a
-CUDA device and stops on the TRUE relative residual ||b - A x|| / ||b|| <
-tol of the solved (scaled) system, computed in FP64."""
+psl_solve scales the system symmetrically when asked (scale=True, the
+default of iocg and f3r: Gbar^-1 A Gbar^-1, gbar_i = sqrt|a_ii|), builds the
+preconditioner, solves on the CPU or a CUDA device and stops on the TRUE
+relative residual ||b - A x|| / ||b|| < tol of the solved system, computed
+in FP64."""
 import dataclasses
 import math
 import time
@@ -255,12 +256,14 @@ def lib_info(handle):
 
 _COMMON_DOC = """
     A         packsell.Matrix (solved as stored: its format and values become
-              the outer matrix's storage; a CUDA matrix solves on its device),
-              or a scipy.sparse / cupyx.scipy.sparse matrix (FP64 CSR: CSR on
-              the CPU, SELL FP64 on a GPU)
+              the outer matrix's storage -- with scale=True the scaled matrix is
+              rounded to that storage again; a CUDA matrix solves on its
+              device), or a scipy.sparse / cupyx.scipy.sparse matrix (FP64:
+              CSR on the CPU, SELL FP64 on a GPU)
     b, x0     NumPy or CuPy vectors (x is returned as b is: CuPy for CuPy)
     tol       relative residual to reach (rtol: the same; default 1e-5 as
-              SciPy), on the true residual of the scaled system
+              SciPy), on the true residual ||b - A x|| / ||b|| (FP64) of the
+              solved system (the scaled one with scale=True)
     atol      absolute residual: stop at max(tol ||b||, atol), as SciPy
     maxiter   iteration limit (default 10000)
     precond   "jacobi" (default), "sdainv" or "none"/None
@@ -268,10 +271,16 @@ _COMMON_DOC = """
               once at iteration 0); not SciPy's callback(xk): the iterate
               stays on the device. An exception it raises is re-raised when
               the solve has ended.
-    device    where to solve: None (A's or b's device, else the CPU),
+    device    where to solve: None (A's device when A is on a GPU, else b's),
               "cpu", "cuda", "cuda:N", N
     vectors   "fp64" (default) or "fp32": the outer vectors
-    scale     symmetric diagonal scaling (default True)
+    scale     solve the symmetrically scaled system Gbar^-1 A Gbar^-1 y =
+              Gbar^-1 b (gbar_i = sqrt|a_ii|), tol then applying to ITS residual
+              (result.relres_unscaled is the caller's). Default: True for
+              iocg and f3r, whose FP32/FP16 inner matrices need the values
+              scaled; False for the others, so that tol holds on the caller's
+              ||b - A x|| / ||b|| as in SciPy (Jacobi preconditioning gives
+              CG the same iterates as scaling does)
     recursive_stop  stop on the recursive residual without the true check
     repeat    solves after one setup, for timing (the median is reported)
     sdainv_tol, sdainv_acc  SD-AINV drop tolerance (0.1) and diagonal factor (1.0)
@@ -282,15 +291,18 @@ _COMMON_DOC = """
 def _make(method, extra_doc, defaults, tune_fn):
     def solver(A, b, x0=None, *, tol=None, rtol=None, atol=0.0, maxiter=None,
                precond="jacobi" if method != "f3r" else "sdainv", callback=None, device=None,
-               vectors="fp64", scale=True, recursive_stop=False, repeat=1, sdainv_tol=None,
+               vectors="fp64", scale=None, recursive_stop=False, repeat=1, sdainv_tol=None,
                sdainv_acc=None, **kwargs):
         unknown = set(kwargs) - set(defaults)
         if unknown:
             raise TypeError(f"{method}() got unexpected keyword argument(s) "
                             f"{', '.join(sorted(unknown))}")
         opts = dict(defaults, **kwargs)
-        if device is None and _cuda.is_device_array(b) and not isinstance(A, Matrix):
+        on_gpu = isinstance(A, Matrix) and A._device >= 0
+        if device is None and not on_gpu and _cuda.is_device_array(b):  # b's device
             device = _cuda.as_cupy(b).device.id
+        if scale is None:
+            scale = method in ("iocg", "f3r")
         return _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device,
                       vectors, scale, recursive_stop, repeat, sdainv_tol, sdainv_acc,
                       lambda cfg: tune_fn(cfg, opts))
