@@ -183,3 +183,22 @@ def test_solver_input_checks():
     Z = sp.csr_array((np.array([1.0, 1.0]), np.array([1, 0]), np.array([0, 1, 2])), shape=(2, 2))
     with pytest.raises(packsell.InvalidMatrixError):  # Jacobi needs a positive diagonal
         packsell.linalg.cg(Z, np.ones(2), scale=False)
+
+
+class _Span:
+    """What packsell._cuda.may_overlap reads of a CuPy array."""
+
+    def __init__(self, ptr, shape, strides, itemsize=8):
+        self.data = type("P", (), {"ptr": ptr})()
+        self.shape, self.strides, self.itemsize = shape, strides, itemsize
+
+
+def test_device_overlap_check():
+    from packsell._cuda import may_overlap
+
+    a = _Span(1000, (10,), (8,))
+    assert may_overlap(a, _Span(1072, (4,), (8,)))       # starts at a's last entry
+    assert not may_overlap(a, _Span(1080, (4,), (8,)))   # starts right after it
+    assert may_overlap(a, _Span(1100, (3,), (-16,)))     # reversed view reaching back into a
+    assert not may_overlap(a, _Span(900, (0,), (8,)))    # empty
+    assert may_overlap(_Span(0, (4, 3), (24, 8)), _Span(88, (1,), (8,)))

@@ -29,7 +29,22 @@ def have_cupy():
 
 def is_device_array(x):
     """True for an array in GPU memory (CuPy, or anything with __cuda_array_interface__)."""
-    return hasattr(x, "__cuda_array_interface__") and not hasattr(x, "__array_interface__")
+    if _cupy is not None and isinstance(x, _cupy.ndarray):
+        return True
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def may_overlap(a, b):
+    """True when the memory spans of two CuPy arrays intersect."""
+    def span(v):
+        lo = hi = v.data.ptr
+        for n, st in zip(v.shape, v.strides):
+            if n == 0:
+                return (0, 0)
+            lo, hi = (lo + (n - 1) * st, hi) if st < 0 else (lo, hi + (n - 1) * st)
+        return (lo, hi + v.itemsize)
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
 
 
 def as_cupy(x):

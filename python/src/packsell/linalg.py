@@ -147,17 +147,16 @@ def _int_arg(v, what, lo, hi):
     return int(v)
 
 
-@ffi.def_extern(onerror=lambda exc, val, tb: _callback_error(val))
+@ffi.def_extern()
 def psl_py_callback(handle, iteration, relres):
-    if not _pending:  # after a failure the callback is not called again
-        ffi.from_handle(handle)["fn"](int(iteration), float(relres))
-
-
-_pending = []
-
-
-def _callback_error(val):
-    _pending.append(val)
+    """The user's callback, called by the C monitor; an exception it raises
+    is kept (and raised when psl_solve returns), the callback not called again."""
+    state = ffi.from_handle(handle)
+    if state["error"] is None:
+        try:
+            state["fn"](int(iteration), float(relres))
+        except BaseException as e:  # noqa: B036 -- KeyboardInterrupt too, raised after the solve
+            state["error"] = e
 
 
 def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device, vectors,
@@ -208,13 +207,12 @@ def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device
     tune(cfg)
 
     history = ffi.new("psl_py_history *")
-    state = {"fn": callback}
+    state = {"fn": callback, "error": None}
     handle = ffi.new_handle(state)
     history.py = handle if callback is not None else ffi.NULL
     cfg.solver.monitor = lib.psl_py_monitor
     cfg.solver.monitor_ctx = history
     rep = ffi.new("psl_solve_report *")
-    del _pending[:]
     try:
         st = lib.psl_solve(csr, ffi.cast("double *", bh.ctypes.data),
                            ffi.cast("double *", xh.ctypes.data), cfg, rep)
@@ -227,10 +225,8 @@ def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device
             else np.zeros(0)
     finally:
         lib.psl_py_history_clear(history)
-    if _pending:
-        err = _pending[0]
-        del _pending[:]
-        raise err
+    if state["error"] is not None:
+        raise state["error"]
     r = rep.result
     reason = cstr(lib.psl_reason_name(r.reason))
     result = SolveResult(

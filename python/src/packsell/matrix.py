@@ -393,8 +393,8 @@ class Matrix:
             out = np.empty(shape, dtype=x.dtype)
         elif not out.flags.writeable:
             raise ValueError("out is read-only")
-        if np.shares_memory(x, out):
-            raise ValueError("out overlaps x")
+        if np.may_share_memory(x, out):
+            raise ValueError("out overlaps x (it may not)")
         if x.ndim == 1 and out.flags.c_contiguous and self._order is None:
             x = np.ascontiguousarray(x)
             check(lib.psl_spmv(alpha, self._h, _ptr(x), beta, _ptr(out), vt))
@@ -450,8 +450,8 @@ class Matrix:
                 out = cp.empty(shape, dtype=x.dtype)
             elif out.device.id != self._device:
                 raise ValueError(f"out is on cuda:{out.device.id} but the matrix is on {self.device}")
-            if cp.shares_memory(x, out):
-                raise ValueError("out overlaps x")
+            if _cuda.may_overlap(x, out):
+                raise ValueError("out overlaps x (it may not)")
             stream = _cuda.stream_ptr()
             ws, wsize = self._workspace(vt, stream)
             s = ffi.cast("void *", stream)
