@@ -165,7 +165,7 @@ def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device
     call that could fail on the data), the config, psl_solve, the result."""
     t0 = time.perf_counter()
     csr, storage, ordinal = _system(A, device)
-    m, n = int(lib_info(csr).nrows), int(lib_info(csr).ncols)
+    m, n = int(_lib_info(csr).nrows), int(_lib_info(csr).ncols)
     if m != n:
         raise ValueError(f"the matrix is {m} x {n}; a solve needs a square matrix")
     bh, b_gpu = _vector(b, n, "b")
@@ -244,7 +244,7 @@ def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device
     return x, SolveInfo(info, result)
 
 
-def lib_info(handle):
+def _lib_info(handle):
     info = ffi.new("psl_matrix_info *")
     check(lib.psl_matrix_get_info(handle, info))
     return info
