@@ -6,6 +6,8 @@ a PNG with the timings and the residual histories.
     pip install ./python matplotlib
     python examples/python_compare.py [MATRIX.mtx | gen:SPEC] [--out FILE.png]
 
+(without matplotlib it prints the figures and draws nothing).
+
 MATRIX defaults to Dubcova1.mtx of the shared test matrices (PSL_MATRIX_DIR,
 else ../shared/matrices beside the repository), or gen:hpcg:5:5:5 when they
 are not there. A symmetric matrix is solved with CG, another with BiCGStab.
@@ -171,8 +173,11 @@ def main():
         histories[f"cupyx {cname}"] = h
         solves.append((f"cupyx {cname}", t))
 
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib is not installed: no plot (pip install matplotlib)")
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

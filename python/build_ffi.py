@@ -246,32 +246,28 @@ void psl_py_dmatrix_free(psl_dmatrix *A);
 typedef struct psl_py_history {
     int32_t *iter;
     double *relres;
-    int64_t n;
-    int failed;
+    int64_t n, cap, dropped;
     void *py;
     ...;
 } psl_py_history;
 void psl_py_monitor(void *ctx, int32_t iter, double relres);
-void psl_py_history_clear(psl_py_history *h);
 extern "Python" void psl_py_callback(void *py, int32_t iter, double relres);
 """
 
 # Glue compiled into the module: destructors taking the handle itself (for
-# ffi.gc) and a monitor that records the residual history in C, calling
-# back into Python only when the caller gave a callback.
+# ffi.gc) and a monitor that records the residual history into arrays the
+# caller provides, calling back into Python only when it gave a callback.
 SOURCE = r"""
-#include <stdlib.h>
 #include <packsell.h>
 
 static void psl_py_matrix_free(psl_matrix *A) { psl_matrix_destroy(&A); }
 static void psl_py_dmatrix_free(psl_dmatrix *A) { psl_dmatrix_destroy(&A); }
 
 typedef struct psl_py_history {
-    int32_t *iter;
+    int32_t *iter;    /* the caller's arrays of cap entries */
     double *relres;
-    int64_t n, cap;
-    int failed;   /* out of memory: the history stops growing */
-    void *py;     /* the Python callback's handle, or NULL */
+    int64_t n, cap, dropped; /* entries written; calls beyond cap */
+    void *py;         /* the Python callback's handle, or NULL */
 } psl_py_history;
 
 static void psl_py_callback(void *py, int32_t iter, double relres);
@@ -280,36 +276,15 @@ static void psl_py_monitor(void *ctx, int32_t iter, double relres)
 {
     psl_py_history *h = ctx;
     if (iter == 0) /* a new solve (repeat > 1): keep the last one's history */
-        h->n = 0;
-    if (h->n == h->cap && !h->failed) {
-        int64_t cap = h->cap ? 2 * h->cap : 256;
-        int32_t *ni = realloc(h->iter, (size_t)cap * sizeof *ni);
-        if (ni)
-            h->iter = ni;
-        double *nr = ni ? realloc(h->relres, (size_t)cap * sizeof *nr) : NULL;
-        if (nr) {
-            h->relres = nr;
-            h->cap = cap;
-        } else {
-            h->failed = 1;
-        }
-    }
+        h->n = h->dropped = 0;
     if (h->n < h->cap) {
         h->iter[h->n] = iter;
-        h->relres[h->n] = relres;
-        h->n++;
+        h->relres[h->n++] = relres;
+    } else {
+        h->dropped++;
     }
     if (h->py)
         psl_py_callback(h->py, iter, relres);
-}
-
-static void psl_py_history_clear(psl_py_history *h)
-{
-    free(h->iter);
-    free(h->relres);
-    h->iter = NULL;
-    h->relres = NULL;
-    h->n = h->cap = 0;
 }
 """
 

@@ -39,7 +39,8 @@ class SolveResult:
     relres_recursive  the residual the recurrence reached
     relres_unscaled   ||b - A x|| / ||b|| of the caller's A, b, x
     residuals         the relative residual after each outer iteration, from
-                      iteration 0 (the recursive one; GMRES: the estimate)
+                      iteration 0 (the recursive one; GMRES: the estimate); the
+                      first 2^20 + 2 of them
     residual_iterations  the iteration number of each entry of residuals
     times             seconds: scale, convert, precond, upload (setup parts),
                       solve (the median over `repeat`), solve_min, solve_max,
@@ -74,6 +75,9 @@ class SolveInfo(int):
         return f"SolveInfo({int(self)}, reason={self.result.reason!r}, " \
                f"iterations={self.result.iterations})"
 
+
+# most entries of a residual history (a longer solve keeps its first ones)
+_HISTORY_MAX = 1 << 20
 
 _METHODS = {"cg": "PSL_SOLVE_CG", "fcg": "PSL_SOLVE_FCG", "iocg": "PSL_SOLVE_IOCG",
             "gmres": "PSL_SOLVE_GMRES", "fgmres": "PSL_SOLVE_FGMRES",
@@ -206,25 +210,24 @@ def _solve(method, A, b, x0, tol, rtol, atol, maxiter, precond, callback, device
         cfg.storage = storage[0]
     tune(cfg)
 
+    # the history: one entry per outer iteration and one for iteration 0
+    cap = min(int(cfg.solver.max_iters), _HISTORY_MAX) + 2
+    its, res = np.empty(cap, dtype=np.int32), np.empty(cap)
     history = ffi.new("psl_py_history *")
+    history.iter = ffi.cast("int32_t *", its.ctypes.data)
+    history.relres = ffi.cast("double *", res.ctypes.data)
+    history.cap = cap
     state = {"fn": callback, "error": None}
     handle = ffi.new_handle(state)
     history.py = handle if callback is not None else ffi.NULL
     cfg.solver.monitor = lib.psl_py_monitor
     cfg.solver.monitor_ctx = history
     rep = ffi.new("psl_solve_report *")
-    try:
-        st = lib.psl_solve(csr, ffi.cast("double *", bh.ctypes.data),
-                           ffi.cast("double *", xh.ctypes.data), cfg, rep)
-        if st not in (lib.PSL_OK, lib.PSL_ERR_NOT_CONVERGED, lib.PSL_ERR_BREAKDOWN):
-            check(st)
-        k = int(history.n)
-        its = np.frombuffer(ffi.buffer(history.iter, 4 * k), dtype=np.int32).copy() if k else \
-            np.zeros(0, np.int32)
-        res = np.frombuffer(ffi.buffer(history.relres, 8 * k), dtype=np.float64).copy() if k \
-            else np.zeros(0)
-    finally:
-        lib.psl_py_history_clear(history)
+    st = lib.psl_solve(csr, ffi.cast("double *", bh.ctypes.data),
+                       ffi.cast("double *", xh.ctypes.data), cfg, rep)
+    if st not in (lib.PSL_OK, lib.PSL_ERR_NOT_CONVERGED, lib.PSL_ERR_BREAKDOWN):
+        check(st)
+    its, res = its[:history.n].copy(), res[:history.n].copy()
     if state["error"] is not None:
         raise state["error"]
     r = rep.result
