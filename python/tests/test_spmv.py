@@ -3,7 +3,6 @@ vectors, with tolerances derived from the precisions (conftest.product_tolerance
 against the stored matrix (to_scipy) and against the caller's matrix."""
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.sparse.linalg import cg as scipy_cg
 
 import packsell

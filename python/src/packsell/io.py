@@ -4,7 +4,7 @@ files (.mtx, .mtx.gz), libpacksell's binary format and the generators
 writers (an interrupted write leaves the target as it was)."""
 import os
 
-from ._lib import check, ffi, lib
+from ._lib import check, lib
 from .matrix import Matrix, _new_matrix
 
 

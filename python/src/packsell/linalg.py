@@ -11,7 +11,6 @@ preconditioner, solves on the CPU or a CUDA device and stops on the TRUE
 relative residual ||b - A x|| / ||b|| < tol of the solved system, computed
 in FP64."""
 import dataclasses
-import math
 import time
 
 import numpy as np

@@ -225,6 +225,9 @@ class Matrix:
             if not C.has_canonical_format:
                 C = C.copy()
                 C.sum_duplicates()  # sorted columns, no duplicates: what the device build needs
+            if not C.has_sorted_indices:
+                C = C.copy()
+                C.sort_indices()
             indptr, indices, data = _csr_arrays(C.indptr, C.indices, C.data, cp)
             d = ffi.new("psl_dcsr *")
             d.nrows, d.ncols, d.nnz = C.shape[0], C.shape[1], int(data.size)
