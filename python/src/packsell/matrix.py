@@ -29,8 +29,9 @@ def _new_dmatrix(fn, *args):
 
 
 def _ptr(a):
-    """The data pointer of a C-contiguous NumPy array."""
-    return ffi.cast("void *", a.ctypes.data)
+    """The data of a C-contiguous NumPy array as a C pointer (ffi.from_buffer:
+    a tenth of the cost of a.ctypes.data, which matters for small products)."""
+    return ffi.from_buffer(a)
 
 
 def _dptr(a):
@@ -67,8 +68,9 @@ def _host_csr_from_scipy(A):
     C = A.tocsr()
     indptr, indices, data = _csr_arrays(C.indptr, C.indices, C.data, np)
     vt = lib.PSL_FP64 if data.dtype == np.float64 else lib.PSL_FP32
-    return _new_matrix(lib.psl_matrix_create_csr, C.shape[0], C.shape[1], _ptr(indptr),
-                       ffi.cast("int32_t *", indices.ctypes.data), _ptr(data), vt, 0, 0)
+    return _new_matrix(lib.psl_matrix_create_csr, C.shape[0], C.shape[1],
+                       ffi.from_buffer("int64_t[]", indptr), ffi.from_buffer("int32_t[]", indices),
+                       _ptr(data), vt, 0, 0)
 
 
 def _info(handle, device):
