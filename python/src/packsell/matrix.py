@@ -376,7 +376,9 @@ class Matrix:
         x     NumPy array (CPU matrix) or CuPy array (CUDA matrix, on its
               device; computed on CuPy's current stream, asynchronously, no
               host copy) of shape (ncols,) or (ncols, k), dtype float64, float32
-              or float16 (accumulation in FP64 for float64, FP32 otherwise)
+              or float16 (accumulation in FP64 for float64, FP32 otherwise; a
+              CSR matrix on a GPU, cuSPARSE's, takes vectors of its value type
+              only, FP32 values FP64 vectors too)
         out   None (a new array; beta must then be 0) or an array of x's kind
               and dtype, shape (nrows,) or (nrows, k), not overlapping x
         beta  0: out is not read."""
