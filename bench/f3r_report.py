@@ -50,11 +50,34 @@ def load(dirs):
         for q in sorted(glob.glob(os.path.join(d, "meta*.json"))):
             with open(q) as f:
                 metas.append(json.load(f))
+        for q in sorted(glob.glob(os.path.join(d, "ref-*.txt"))):
+            rows += ref_lines(q)
         q = os.path.join(d, "host.txt")
         if os.path.isfile(q):
             with open(q) as f:
                 hosts.append(f.read())
     return rows, metas, hosts
+
+
+def ref_lines(path):
+    """Rows of the reference drivers' own result lines saved as they printed
+    them (NAME,METHOD,PREC,M2,M3,M4,C,SDAINV,ACC,time,iters,implicit,explicit;
+    F3R lines with their inner steps: solver ref-f3r16@M2:M3:M4)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.split(": ", 1)[-1].strip()
+            v = line.split(",")
+            if len(v) != 13 or v[1] != "F3R":
+                continue
+            prec = {"__half": "f3r16", "float": "f3r32", "double": "f3r64"}.get(v[2], "f3r?")
+            imp, exp = float(v[11]), float(v[12])
+            out.append({"key": f"{v[0]}__ref-{prec}@{v[3]}:{v[4]}:{v[5]}", "matrix": v[0],
+                        "solver": f"ref-{prec}@{v[3]}:{v[4]}:{v[5]}", "stop": "rule",
+                        "status": "converged" if imp < 1e-8 else "max-iters", "iterations": v[10],
+                        "iters_ref": v[10], "solve_s": v[9], "relres": v[12], "relres_recursive": v[11],
+                        "note": f"the reference's driver line ({os.path.basename(path)})"})
+    return out
 
 
 def index(rows):
@@ -160,7 +183,8 @@ def targets(idx):
         ours = [(t(r), s) for (mm, s, stop), r in idx.items()
                 if mm == m and stop == "rule" and not s.startswith("ref-")]
         ours = [x for x in ours if x[0]]
-        refs = [(t(idx.get((m, s, "rule"))), s) for s in ("ref-f3r16", "ref-f3r64", "ref-gm64", "ref-bicg64")]
+        refs = [(t(r), s) for (mm, s, stop), r in idx.items()
+                if mm == m and stop == "rule" and s.startswith("ref-")]
         refs = [x for x in refs if x[0]]
         if ours and refs:
             a, b = min(ours), min(refs)
@@ -256,9 +280,12 @@ def report(rows, metas, hosts, figs, out, prefix=""):
          "(estimated) one, the reference's rule (`--tol 1e-8 --recursive-stop`).",
          "- The reference: suzuki-hpc/F3R v1.0.2, its prebuilt GPU drivers (bench/f3r_peer.sh), the mean "
          "of its solves; its BiCGStab counts each half step as an iteration.",
-         "- Commands (device calls): `F3R_COMMIT=<commit> bash bench/run_device_f3r_bench.sh 7`, then "
-         "`... 8`; report: `python3 bench/f3r_report.py bench/results/2026-12-02-gpu-f3r/f3r-* "
-         "--publish bench/results/RESULTS-solvers.md`", ""]
+         "- Commands (device calls): `F3R_COMMIT=<commit> bash bench/run_device_f3r_bench.sh 7`, `... 8` "
+         "and `... grid` (F3R's inner steps), `bash bench/run_device_csrk.sh` (the codec runs, f3r-codec/); "
+         "the reference's FP16-F3R with other inner steps (f3r-grid-ref/): `f3r16-gpu.exe HPGMP_7_7_7.mtx "
+         "1.0 3 M2 M3 M4 64 3` on the matrix `packsell gen hpgmp:7:7:7` wrote; report: "
+         "`python3 bench/f3r_report.py bench/results/2026-12-02-gpu-f3r/f3r-* "
+         "--publish bench/results/RESULTS-solvers.md`. The runs' own commands:", ""]
     for m in metas:
         L.append(f"  - `{m.get('command', '')}`")
     L += ["", "### Targets (issue 16) and the paper's claims", "",

@@ -10,6 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
 py=${PYTHON:-python3}
+# a machine without cffi (the H200 image has CuPy, NumPy, SciPy but not cffi):
+# PSL_WHEELHOUSE names a carried folder of wheels (pip download cffi pycparser
+# pytest for its Python), installed from there without the network
+if [ -n "${PSL_WHEELHOUSE:-}" ]; then
+  "$py" -m pip install --no-index --find-links "$PSL_WHEELHOUSE" cffi pytest
+fi
 b=build-py
 cmake -S python -B "$b" -DCMAKE_BUILD_TYPE=Release -DPSL_ENABLE_CUDA=ON \
   -DPython_EXECUTABLE="$(command -v "$py")"
