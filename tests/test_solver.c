@@ -482,6 +482,39 @@ TEST(exact_solution_converges)
     psl_matrix_destroy(&D);
 }
 
+/* A solve that starts at the exact solution (r0 = 0 exactly: powers of two,
+ * no scaling) converges at once with x untouched, in every method. */
+TEST(exact_start_converges)
+{
+    int64_t rp[5] = {0, 1, 2, 3, 4};
+    int32_t ci[4] = {0, 1, 2, 3};
+    double v[4] = {4, 8, 1, 16}, b[4] = {1, 2, 3, 4}, x[4];
+    psl_matrix *D = csr(4, 4, rp, ci, v);
+    const psl_solve_method ms[] = {PSL_SOLVE_CG,    PSL_SOLVE_FCG,      PSL_SOLVE_IOCG,
+                                   PSL_SOLVE_GMRES, PSL_SOLVE_FGMRES,   PSL_SOLVE_BICGSTAB};
+    for (int m = 0; m < 6; m++)
+        for (int p = 0; p < 2; p++) {
+            psl_solve_config c;
+            psl_solve_config_init(&c);
+            c.method = ms[m];
+            c.precond = p ? PSL_PRECOND_JACOBI : PSL_PRECOND_NONE;
+            c.scale = 0;
+            c.inner_iters = 5;
+            for (int i = 0; i < 4; i++)
+                x[i] = b[i] / v[i];
+            psl_solve_report rep;
+            psl_status st = psl_solve(D, b, x, &c, &rep);
+            CHECK_MSG(st == PSL_OK && rep.result.reason == PSL_REASON_CONVERGED &&
+                          rep.result.iterations == 0,
+                      "method %d precond %d: %s, reason %d, %d iterations; %s", (int)ms[m], p,
+                      psl_status_string(st), (int)rep.result.reason, rep.result.iterations,
+                      psl_last_error_message());
+            for (int i = 0; i < 4; i++)
+                CHECK(x[i] == b[i] / v[i]);
+        }
+    psl_matrix_destroy(&D);
+}
+
 /* Factors built by the caller give the same solve as those psl_solve builds. */
 TEST(prebuilt_sdainv_factors)
 {
@@ -877,6 +910,7 @@ static const psl_test_case tests[] = {
     {"sdainv_indefinite_is_reported", sdainv_indefinite_is_reported},
     {"prebuilt_sdainv_factors", prebuilt_sdainv_factors},
     {"exact_solution_converges", exact_solution_converges},
+    {"exact_start_converges", exact_start_converges},
     {"fp32_vectors_and_fcg_options", fp32_vectors_and_fcg_options},
     {"solver_as_operator", solver_as_operator},
     {"bad_input_and_breakdowns", bad_input_and_breakdowns},

@@ -155,6 +155,8 @@ psl_status psl_bicgstab_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t
             s->opt.monitor(s->opt.monitor_ctx, 0, last);
         if (!isfinite(h[1]) || !isfinite(h[2]))
             return psl_solver_finish(s, PSL_REASON_NONFINITE, 0, last, b, x, false, res);
+        if (h[2] == 0.0) /* x0 solves the system (r.r = 0) */
+            return psl_solver_finish(s, PSL_REASON_CONVERGED, 0, 0.0, b, x, false, res);
     }
     int32_t limit = fixed > 0 ? fixed : s->opt.max_iters;
     int cur = 0;

@@ -183,6 +183,8 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
         s->opt.monitor(s->opt.monitor_ctx, 0, last);
     if (!isfinite(h[2]))
         return psl_solver_finish(s, PSL_REASON_NONFINITE, 0, last, b, x, false, res);
+    if (h[2] == 0.0) /* x0 solves the system: r.r = 0 (and r.z = 0, not a breakdown) */
+        return psl_solver_finish(s, PSL_REASON_CONVERGED, 0, 0.0, b, x, false, res);
     const bool ahead = lookahead && cg_precond_pure(M);
     int32_t limit = s->opt.max_iters, since = 0;
     int cur = 0;

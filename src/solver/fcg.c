@@ -93,6 +93,8 @@ psl_status psl_fcg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixe
             s->opt.monitor(s->opt.monitor_ctx, 0, last);
         if (!isfinite(h[1]))
             return psl_solver_finish(s, PSL_REASON_NONFINITE, 0, last, b, x, false, res);
+        if (h[1] == 0.0) /* x0 solves the system: no direction to build */
+            return psl_solver_finish(s, PSL_REASON_CONVERGED, 0, 0.0, b, x, false, res);
     }
     int32_t limit = fixed > 0 ? fixed : s->opt.max_iters;
     int64_t k = 0; /* directions built since the (re)start */
