@@ -144,14 +144,22 @@ void psl_free(void *ptr);
  *                                                             without an inner solver), so a GPU
  *                                                             does not wait for the host; 0 waits
  *                                                             first (same results).
+ *  PSL_MEMORY_LIMIT        0 or bytes, suffix        0        a ceiling on one request's memory:
+ *                          K|M|G|T (x1024)                    psl_generate and the Matrix Market
+ *                                                             readers refuse a matrix estimated
+ *                                                             above it, small ones too, with the
+ *                                                             estimate (whatever PSL_MEMORY_CHECK
+ *                                                             says); 0: no ceiling. "64M" is 64 MiB;
+ *                                                             at most 2^49. psl_option_get gives
+ *                                                             bytes ("67108864").
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
- * by every CG solve to a tolerance, PSL_MEMORY_CHECK by psl_generate and the Matrix
- * Market readers.
+ * by every CG solve to a tolerance, PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
+ * psl_generate and the Matrix Market readers.
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty
