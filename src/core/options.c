@@ -30,7 +30,6 @@ typedef struct opt_def {
     const char *values;       /* accepted values as users read them */
     const char *def_text;     /* the default as psl_option_get spells it */
     const char *doc;
-    int size;                 /* 1: a byte count (0..PSL_OPT_SIZE_MAX, K/M/G/T suffix) */
 } opt_def;
 
 #define NCHOICES(a) ((int)(sizeof a / sizeof a[0]))
@@ -108,9 +107,11 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                               "64 MiB): the generators and the Matrix Market reader refuse a "
                               "matrix estimated above it, however small, with the estimate; "
                               "0: none (only the available memory counts). Applies with "
-                              "PSL_MEMORY_CHECK=0 too. Read by psl_generate and psl_mm_read.",
-                              1},
+                              "PSL_MEMORY_CHECK=0 too. Read by psl_generate and psl_mm_read."},
 };
+
+/* Whether option d is a byte count (0..PSL_OPT_SIZE_MAX, K/M/G/T suffix). */
+static int is_size(const opt_def *d) { return d == &defs[PSL_OPT_MEMORY_LIMIT]; }
 
 /* ---- state */
 
@@ -171,7 +172,7 @@ static int parse(const opt_def *d, const char *s, long long *out)
         *out = d->def;
         return 1;
     }
-    if (d->size)
+    if (is_size(d))
         return parse_size(s, out);
     if (d->choices) {
         for (int i = 0; i < d->nchoices; i++)
@@ -262,7 +263,7 @@ psl_status psl_opt_get_size(psl_opt id, long long *value)
 
 psl_status psl_opt_get(psl_opt id, int *value)
 {
-    if ((unsigned)id < PSL_OPT_COUNT && defs[id].size)
+    if ((unsigned)id < PSL_OPT_COUNT && is_size(&defs[id]))
         return psl_error(PSL_ERR_INTERNAL, "option %s is a byte count", defs[id].name);
     long long v;
     PSL_TRY(psl_opt_get_size(id, &v));
@@ -273,7 +274,7 @@ psl_status psl_opt_get(psl_opt id, int *value)
 int psl_opt_get_or(psl_opt id, int fallback)
 {
     long long v;
-    return (unsigned)id < PSL_OPT_COUNT && !defs[id].size && current(id, &v) ? (int)v : fallback;
+    return (unsigned)id < PSL_OPT_COUNT && !is_size(&defs[id]) && current(id, &v) ? (int)v : fallback;
 }
 
 const char *psl_opt_value_name(psl_opt id, int value)
