@@ -10,8 +10,8 @@
  *
  * The sandbox: at start-up the harness moves into a fresh temporary folder
  * (under $TMPDIR, else /tmp), which it empties after each input. Inputs
- * with an argument that contains '/', or that is (or whose --opt=VALUE
- * value is) "-" or "..", are skipped: no reading of standard input, no
+ * with an argument that contains '/' or ".tmp", or that is (or whose
+ * --opt=VALUE value is) "-" or "..", are skipped: no reading of standard input, no
  * path outside the folder, no /dev files. Standard output goes to
  * /dev/null (run with -close_fd_mask=2 to silence the command's error
  * messages too; libFuzzer keeps its own reports). The folder being the
@@ -140,11 +140,11 @@ static int run_length_ok(char **args, int n, int i)
     return 1;
 }
 
-/* Whether argument w may run: no '/', and neither it nor its =VALUE is "-"
- * or "..". */
+/* Whether argument w may run: no '/' and no ".tmp" (a temporary's name is
+ * the check for leftovers), and neither it nor its =VALUE is "-" or "..". */
 static int argument_ok(const char *w)
 {
-    if (strchr(w, '/'))
+    if (strchr(w, '/') || strstr(w, ".tmp"))
         return 0;
     const char *eq = strchr(w, '=');
     const char *checks[2] = {w, eq ? eq + 1 : NULL};

@@ -144,8 +144,8 @@ void psl_free(void *ptr);
  *                                                             without an inner solver), so a GPU
  *                                                             does not wait for the host; 0 waits
  *                                                             first (same results).
- *  PSL_MEMORY_LIMIT        0 or bytes, suffix        0        a ceiling on one request's memory:
- *                          K|M|G|T (x1024)                    psl_generate and the Matrix Market
+ *  PSL_MEMORY_LIMIT        BYTES[K|M|G|T]            0        a ceiling on one request's memory:
+ *                          (x1024 each)                       psl_generate and the Matrix Market
  *                                                             readers refuse a matrix estimated
  *                                                             above it, small ones too, with the
  *                                                             estimate (whatever PSL_MEMORY_CHECK

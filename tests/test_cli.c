@@ -257,6 +257,17 @@ TEST(help_and_version)
     CHECK(run("bench --help") == 0 && strstr(out_text, "gen:hpcg:6:6:6"));
     CHECK(strstr(out_text, "--device D") && strstr(out_text, "cusparse-FORMAT-VALUES"));
     CHECK(run("--help") == 0 && strstr(out_text, "Commands:"));
+    CHECK(strstr(out_text, "help environment"));
+    /* help environment: every library option, its values and default */
+    CHECK(run("help environment") == 0);
+    for (int i = 0; i < psl_option_count(); i++) {
+        psl_option_desc d;
+        char line[160];
+        CHECK_OK(psl_option_describe(i, &d));
+        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        CHECK_MSG(strstr(out_text, line) != NULL, "help environment lacks %s", line);
+    }
+    CHECK(run("help nope") == 2 && strstr(err_text, "unknown help topic 'nope'"));
     CHECK(run("--version") == 0 && strstr(out_text, psl_version()));
     CHECK(run("") == 2 && strstr(err_text, "Usage: packsell"));
 }

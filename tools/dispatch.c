@@ -38,8 +38,39 @@ static void usage(FILE *f)
             "\n"
             "A MATRIX argument is a generator spec (gen:hpcg:5:5:5, gen:lap2d:100, ...),\n"
             "a packsell binary file or a Matrix Market file (.mtx, .mtx.gz).\n"
-            "Run 'packsell COMMAND --help' for the options of a command.\n"
+            "Run 'packsell COMMAND --help' for the options of a command and\n"
+            "'packsell help environment' for the PSL_* environment variables.\n"
             "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+}
+
+/* `packsell help environment`: the library's options (psl_option_describe),
+ * each an environment variable: name, values and default on one line, the
+ * documentation below it wrapped at 78 columns. */
+static int environment_help(void)
+{
+    printf("Environment: the library's runtime options, read once at start-up.\n");
+    for (int i = 0; i < psl_option_count(); i++) {
+        psl_option_desc d;
+        if (psl_option_describe(i, &d) != PSL_OK)
+            return cli_lib_error(NULL, PSL_ERR_INTERNAL);
+        printf("\n  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        const char *p = d.doc;
+        while (*p) {
+            int width = 72, len = (int)strlen(p);
+            if (len > width) {
+                len = width;
+                while (len > 0 && p[len] != ' ')
+                    len--;
+                if (len == 0)
+                    len = width;
+            }
+            printf("      %.*s\n", len, p);
+            p += len;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    return CLI_OK;
 }
 
 int cli_main(int argc, char **argv)
@@ -51,12 +82,15 @@ int cli_main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
         if (strcmp(name, "help") == 0 && argc > 2) { /* "packsell help CMD" */
+            if (strcmp(argv[2], "environment") == 0)
+                return environment_help();
             char help[] = "--help";
             char *args[] = {help, NULL};
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 if (strcmp(argv[2], commands[i].name) == 0)
                     return commands[i].run(1, args);
-            return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+            return cli_usage_error(NULL, "unknown help topic '%s' (a command or environment)",
+                                   argv[2]);
         }
         usage(stdout);
         return CLI_OK;

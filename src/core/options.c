@@ -102,7 +102,7 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                               "with the estimate; 0 tries anyway. Read by psl_generate and "
                               "psl_mm_read."},
     [PSL_OPT_MEMORY_LIMIT] = {"PSL_MEMORY_LIMIT", NULL, 0, 0, 0, 0,
-                              "0 or bytes, suffix K|M|G|T (x1024)", "0",
+                              "BYTES[K|M|G|T]", "0",
                               "A ceiling on the memory one request may take, in bytes (64M: "
                               "64 MiB): the generators and the Matrix Market reader refuse a "
                               "matrix estimated above it, however small, with the estimate; "
