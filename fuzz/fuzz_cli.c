@@ -19,14 +19,16 @@
  * -artifact_prefix); fuzz/cli.dict holds the command's words.
  *
  * The bounds, so that one input stays fast without hiding a code path:
- *  - PSL_MEMORY_LIMIT is 2 MiB (psl_option_set): larger generator specs
- *    and Matrix Market reads are refused by the library, as the option
- *    says (their estimate is tested in tests/test_options.c);
+ *  - PSL_MEMORY_LIMIT is 2 MiB (psl_option_set): larger generator specs,
+ *    Matrix Market reads, SELL/PackSELL storage and SD-AINV factors are
+ *    refused by the library, as the option says (tests/test_options.c and
+ *    tests/test_cli.c check that);
  *  - options that only set how long a run lasts are skipped above a small
  *    value: an input whose value of --reps, --warmup, --max-iters,
- *    --restart, --inner-iters, --m2, --m3 or --m4 is longer than 3
- *    characters, of --repeat longer than 2, of --threads longer than 1, or
- *    whose --min-time or --max-time is a number above 0.01 (seconds);
+ *    --restart or --inner-iters is longer than 3 characters, of --repeat
+ *    longer than 2, of --threads, --m2, --m3 or --m4 (f3r's nested steps,
+ *    which multiply) longer than 1, or whose --min-time or --max-time is a
+ *    number above 0.01 (seconds);
  *  - `bench` gets "--min-time=0" as its first option (the default, 0.2 s
  *    per kernel, would make every bench input take seconds); a --min-time
  *    of the input comes later and wins;
@@ -116,9 +118,9 @@ static int run_length_ok(char **args, int n, int i)
     static const struct {
         const char *name;
         size_t max_len; /* 0: a time in seconds, at most 0.01 */
-    } opts[] = {{"--reps", 3},    {"--warmup", 3},      {"--max-iters", 3}, {"--restart", 3},
-                {"--inner-iters", 3}, {"--m2", 3},      {"--m3", 3},        {"--m4", 3},
-                {"--repeat", 2},  {"--threads", 1},     {"--min-time", 0},  {"--max-time", 0}};
+    } opts[] = {{"--reps", 3},     {"--warmup", 3},      {"--max-iters", 3}, {"--restart", 3},
+                {"--inner-iters", 3}, {"--repeat", 2},   {"--threads", 1},   {"--m2", 1},
+                {"--m3", 1},       {"--m4", 1},          {"--min-time", 0},  {"--max-time", 0}};
     const char *w = args[i];
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
         size_t len = strlen(opts[k].name);

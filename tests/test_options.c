@@ -494,6 +494,32 @@ TEST(memory_limit_parsed_and_applied)
     CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "40K"));
     CHECK_OK(psl_mm_read_buffer(&A, mm, len));
     psl_matrix_destroy(&A);
+    /* SELL / PackSELL storage, padding included: one slice of 4000 rows over
+     * a power-law matrix (one row of about 1600 entries) pads it to millions
+     * of entries; the conversion is refused before it allocates them, with
+     * no handle */
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "2M"));
+    CHECK_OK(psl_generate(&A, "powerlaw:4000:8:1.1"));
+    psl_convert_options o;
+    for (int f = 0; f < 2; f++) {
+        psl_convert_options_init(&o);
+        o.format = f ? PSL_FORMAT_PACKSELL : PSL_FORMAT_SELL; /* FP64 / FP16 codec */
+        o.slice_height = 4000;
+        o.sigma = 0;
+        psl_matrix *S = NULL;
+        CHECK_ST(psl_matrix_convert(&S, A, &o), PSL_ERR_OUT_OF_MEMORY);
+        CHECK(S == NULL);
+        CHECK_MSG(has(psl_last_error_message(), f ? "PackSELL storage" : "SELL-C-sigma storage") &&
+                      has(psl_last_error_message(), "C = 4000") &&
+                      has(psl_last_error_message(), "PSL_MEMORY_LIMIT"),
+                  "%s", psl_last_error_message());
+        o.slice_height = 32; /* the default slicing fits */
+        o.sigma = 256;
+        S = NULL;
+        CHECK_OK(psl_matrix_convert(&S, A, &o));
+        psl_matrix_destroy(&S);
+    }
+    psl_matrix_destroy(&A);
     /* from the environment */
     environment("PSL_MEMORY_LIMIT", "20k");
     CHECK_ST(psl_generate(&A, "lap2d:20"), PSL_ERR_OUT_OF_MEMORY);

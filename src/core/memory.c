@@ -1,8 +1,9 @@
 /*
- * memory.c -- the check of a large request against the memory the machine
- * has free, made before the work, so that a matrix that cannot fit fails at
- * once with the estimate instead of after minutes of paging or at the last
- * allocation. Free memory is Linux's MemAvailable (/proc/meminfo), else the
+ * memory.c -- the check of a request (a generated or read matrix, SELL or
+ * PackSELL storage, a growth of the SD-AINV factors) against the memory the
+ * machine has free, made before the work, so that a matrix that cannot fit
+ * fails at once with the estimate instead of after minutes of paging or at
+ * the last allocation. Free memory is Linux's MemAvailable (/proc/meminfo), else the
  * available physical pages; where neither is known nothing is refused.
  * PSL_MEMORY_CHECK=0 turns the check off (a machine with swap to spare).
  * PSL_MEMORY_LIMIT (bytes) is a ceiling of the user's on top, applied to

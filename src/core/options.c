@@ -97,17 +97,18 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                   "Same results. Read by each CG solve to a tolerance."},
     [PSL_OPT_MEMORY_CHECK] = {"PSL_MEMORY_CHECK", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                               "0|1", "1",
-                              "1 refuses at once a matrix that the generators or the Matrix "
-                              "Market reader estimate cannot fit in the memory available now, "
-                              "with the estimate; 0 tries anyway. Read by psl_generate and "
-                              "psl_mm_read."},
+                              "1 refuses at once a request that cannot fit in the memory "
+                              "available now, with the estimate: a matrix of the generators, "
+                              "the Matrix Market reader or a SELL/PackSELL conversion, a growth "
+                              "of the SD-AINV factors; 0 tries anyway."},
     [PSL_OPT_MEMORY_LIMIT] = {"PSL_MEMORY_LIMIT", NULL, 0, 0, 0, 0,
                               "BYTES[K|M|G|T]", "0",
                               "A ceiling on the memory one request may take, in bytes (64M: "
-                              "64 MiB): the generators and the Matrix Market reader refuse a "
-                              "matrix estimated above it, however small, with the estimate; "
-                              "0: none (only the available memory counts). Applies with "
-                              "PSL_MEMORY_CHECK=0 too. Read by psl_generate and psl_mm_read."},
+                              "64 MiB): the generators, the Matrix Market reader, the SELL and "
+                              "PackSELL conversions (padding included) and each growth of the "
+                              "SD-AINV factors refuse a request estimated above it, however "
+                              "small, with the estimate; 0: none (only the available memory "
+                              "counts). Applies with PSL_MEMORY_CHECK=0 too."},
 };
 
 /* Whether option d is a byte count (0..PSL_OPT_SIZE_MAX, K/M/G/T suffix). */
