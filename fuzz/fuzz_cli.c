@@ -19,23 +19,27 @@
  * -artifact_prefix); fuzz/cli.dict holds the command's words.
  *
  * The bounds, so that one input stays fast without hiding a code path:
- *  - PSL_MEMORY_LIMIT is 2 MiB (psl_option_set): larger generator specs,
- *    Matrix Market reads, SELL/PackSELL storage and SD-AINV factors are
- *    refused by the library, as the option says (tests/test_options.c and
- *    tests/test_cli.c check that);
+ *  - PSL_MEMORY_LIMIT is MEMORY_LIMIT (psl_option_set): larger generator
+ *    specs, Matrix Market reads, SELL/PackSELL storage and SD-AINV factors
+ *    are refused by the library, as the option says (tests/test_options.c
+ *    and tests/test_cli.c check that);
  *  - options that only set how long a run lasts are skipped above a small
- *    value: an input whose value of --reps, --warmup, --max-iters,
- *    --restart or --inner-iters is longer than 3 characters, of --repeat
- *    longer than 2, of --threads, --m2, --m3 or --m4 (f3r's nested steps,
- *    which multiply) longer than 1, or whose --min-time or --max-time is a
- *    number above 0.01 (seconds);
- *  - `bench` gets "--min-time=0" as its first option (the default, 0.2 s
- *    per kernel, would make every bench input take seconds); a --min-time
- *    of the input comes later and wins;
+ *    value: an input is skipped when its value of --reps, --warmup,
+ *    --max-iters, --restart, --inner-iters, --repeat, --m2, --m3 or --m4 is
+ *    longer than 3 characters, of --threads longer than 1, when its
+ *    --min-time or --max-time is a number above 0.01 (seconds), and when
+ *    the iterations these options multiply to exceed a budget: for solve
+ *    --repeat x --max-iters x the inner steps (iocg: --inner-iters; f3r:
+ *    --m2 x --m3 x --m4; defaults as the command's) above MAX_SOLVE_STEPS,
+ *    for bench (--reps + --warmup) x the kernels above MAX_BENCH_RUNS;
+ *  - the command gets one option before the input's own, which win over
+ *    it: bench "--min-time=0" (the default, 0.2 s per kernel, would make
+ *    every bench input take seconds), solve "--max-iters=SOLVE_MAX_ITERS"
+ *    (a system that does not converge would run the default 10000);
  *  - OpenMP runs one thread, set again after each input (--threads
  *    changes it).
  */
-#define _DEFAULT_SOURCE /* mkdtemp, fdopendir, openat, unlinkat */
+#define _DEFAULT_SOURCE /* mkdtemp, fdopendir, openat, unlinkat, strcasecmp */
 #include "cli.h"
 
 #include <dirent.h>
@@ -45,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +57,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ARGS 24
+#define MEMORY_LIMIT "256K"  /* PSL_MEMORY_LIMIT: matrices of up to about 20000 entries */
+#define SOLVE_MAX_ITERS 10   /* solve's --max-iters unless the input gives one */
+#define MAX_SOLVE_STEPS 1000 /* repeats x outer x inner iterations of one solve */
+#define MAX_BENCH_RUNS 1000  /* (reps + warmup) x kernels of one bench */
 
 static char sandbox[4096];
 static char tmp_mark[32]; /* ".tmpPID.": the names of unfinished writes */
@@ -105,39 +114,75 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         perror("fuzz_cli: /dev/null");
         abort();
     }
-    if (psl_option_set("PSL_MEMORY_LIMIT", "2M") != PSL_OK)
+    if (psl_option_set("PSL_MEMORY_LIMIT", MEMORY_LIMIT) != PSL_OK)
         abort();
     omp_set_num_threads(1);
     return 0;
 }
 
-/* The value of a run-length option in args (the next argument or the text
- * after '='): 1 when it is within the bounds of the top comment. */
-static int run_length_ok(char **args, int n, int i)
+/* The value of option name in args[from..n) (the next argument or the text
+ * after '='; the last one wins, as in the command), or NULL. */
+static const char *option_value(char **args, int n, int from, const char *name)
+{
+    const char *v = NULL;
+    size_t len = strlen(name);
+    for (int i = from; i < n; i++) {
+        if (strcmp(args[i], "--") == 0)
+            break;
+        if (strncmp(args[i], name, len) == 0 && args[i][len] == '=')
+            v = args[i] + len + 1;
+        else if (strcmp(args[i], name) == 0 && i + 1 < n)
+            v = args[++i];
+    }
+    return v;
+}
+
+/* Option name's value as a number, def when absent or not a number (the
+ * command then refuses it or takes its default). */
+static double number(char **args, int n, const char *name, double def)
+{
+    const char *v = option_value(args, n, 2, name);
+    char *end;
+    double x = v ? strtod(v, &end) : def;
+    return v && (end == v || *end != '\0' || !(x >= 0 && x < 1e6)) ? def : x;
+}
+
+/* Whether the run-length options of the command line in args[0..n) (args[1]
+ * the command) are within the bounds of the top comment. */
+static int run_length_ok(char **args, int n)
 {
     static const struct {
         const char *name;
-        size_t max_len; /* 0: a time in seconds, at most 0.01 */
-    } opts[] = {{"--reps", 3},     {"--warmup", 3},      {"--max-iters", 3}, {"--restart", 3},
-                {"--inner-iters", 3}, {"--repeat", 2},   {"--threads", 1},   {"--m2", 1},
-                {"--m3", 1},       {"--m4", 1},          {"--min-time", 0},  {"--max-time", 0}};
-    const char *w = args[i];
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-        size_t len = strlen(opts[k].name);
-        const char *v;
-        if (strncmp(w, opts[k].name, len) != 0)
-            continue;
-        if (w[len] == '=')
-            v = w + len + 1;
-        else if (w[len] == '\0')
-            v = i + 1 < n ? args[i + 1] : "";
-        else
-            continue;
-        if (opts[k].max_len)
-            return strlen(v) <= opts[k].max_len;
-        char *end;
-        double t = strtod(v, &end);
-        return end == v || *end != '\0' || t <= 0.01; /* not a number: a usage error */
+        size_t max_len;
+    } lengths[] = {{"--reps", 3},    {"--warmup", 3},      {"--max-iters", 3}, {"--restart", 3},
+                   {"--inner-iters", 3}, {"--repeat", 3}, {"--m2", 3},        {"--m3", 3},
+                   {"--m4", 3},      {"--threads", 1}};
+    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        const char *v = option_value(args, n, 2, lengths[k].name);
+        if (v && strlen(v) > lengths[k].max_len)
+            return 0;
+    }
+    if (number(args, n, "--min-time", 0) > 0.01 || number(args, n, "--max-time", 0) > 0.01)
+        return 0;
+    if (strcmp(args[1], "solve") == 0) {
+        const char *method = option_value(args, n, 2, "--method");
+        double inner = 1;
+        if (method && strcasecmp(method, "iocg") == 0)
+            inner = number(args, n, "--inner-iters", 50);
+        else if (method && strcasecmp(method, "f3r") == 0)
+            inner = number(args, n, "--m2", 8) * number(args, n, "--m3", 4) *
+                    number(args, n, "--m4", 2);
+        double outer = number(args, n, "--max-iters", SOLVE_MAX_ITERS);
+        return number(args, n, "--repeat", 1) * outer * inner <= MAX_SOLVE_STEPS;
+    }
+    if (strcmp(args[1], "bench") == 0) {
+        const char *list = option_value(args, n, 2, "--kernels");
+        double kernels = 8; /* the default list */
+        if (list && strcmp(list, "all") != 0)
+            for (kernels = 1; *list; list++)
+                kernels += *list == ',';
+        double runs = number(args, n, "--reps", 10) + number(args, n, "--warmup", 2);
+        return runs * kernels <= MAX_BENCH_RUNS;
     }
     return 1;
 }
@@ -163,7 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(buf, data, size);
     buf[size] = '\0';
-    char prog[] = "packsell", min_time[] = "--min-time=0";
+    char prog[] = "packsell", min_time[] = "--min-time=0", max_iters[32];
+    snprintf(max_iters, sizeof max_iters, "--max-iters=%d", SOLVE_MAX_ITERS);
     char *argv[MAX_ARGS + 3] = {prog};
     int argc = 1;
     for (size_t p = 0; p < size && argc <= MAX_ARGS;) {
@@ -176,10 +222,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int ok = 1;
     for (int i = 1; i < argc && ok; i++)
-        ok = argument_ok(argv[i]) && run_length_ok(argv, argc, i);
-    if (ok && argc > 1 && strcmp(argv[1], "bench") == 0) {
+        ok = argument_ok(argv[i]);
+    ok = ok && (argc < 2 || run_length_ok(argv, argc));
+    char *first = NULL; /* the option put before the input's own */
+    if (ok && argc > 1)
+        first = strcmp(argv[1], "bench") == 0   ? min_time
+                : strcmp(argv[1], "solve") == 0 ? max_iters
+                                                : NULL;
+    if (first) {
         memmove(argv + 3, argv + 2, (size_t)(argc - 2) * sizeof *argv);
-        argv[2] = min_time;
+        argv[2] = first;
         argc++;
     }
     argv[argc] = NULL;
