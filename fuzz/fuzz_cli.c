@@ -26,7 +26,7 @@
  *  - options that only set how long a run lasts are skipped above a small
  *    value: an input is skipped when its value of --reps, --warmup,
  *    --max-iters, --restart, --inner-iters, --repeat, --m2, --m3 or --m4 is
- *    longer than 3 characters, of --threads longer than 1, when its
+ *    longer than 3 characters, when its
  *    --min-time or --max-time is a number above 0.01 (seconds), and when
  *    the iterations these options multiply to exceed a budget: for solve
  *    --repeat x --max-iters x the inner steps (iocg: --inner-iters; f3r:
@@ -36,8 +36,10 @@
  *    it: bench "--min-time=0" (the default, 0.2 s per kernel, would make
  *    every bench input take seconds), solve "--max-iters=SOLVE_MAX_ITERS"
  *    (a system that does not converge would run the default 10000);
- *  - OpenMP runs one thread, set again after each input (--threads
- *    changes it).
+ *  - OpenMP runs one thread, and inputs with a --threads other than 1 are
+ *    skipped: LLVM 14's libomp leaks its team structures at exit once the
+ *    team size has changed (a three-line program shows it; bench/NOTES.md),
+ *    which LeakSanitizer would report against the last input.
  */
 #define _DEFAULT_SOURCE /* mkdtemp, fdopendir, openat, unlinkat, strcasecmp */
 #include "cli.h"
@@ -156,12 +158,15 @@ static int run_length_ok(char **args, int n)
         size_t max_len;
     } lengths[] = {{"--reps", 3},    {"--warmup", 3},      {"--max-iters", 3}, {"--restart", 3},
                    {"--inner-iters", 3}, {"--repeat", 3}, {"--m2", 3},        {"--m3", 3},
-                   {"--m4", 3},      {"--threads", 1}};
+                   {"--m4", 3}};
     for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
         const char *v = option_value(args, n, 2, lengths[k].name);
         if (v && strlen(v) > lengths[k].max_len)
             return 0;
     }
+    const char *threads = option_value(args, n, 2, "--threads");
+    if (threads && strcmp(threads, "1") != 0)
+        return 0;
     if (number(args, n, "--min-time", 0) > 0.01 || number(args, n, "--max-time", 0) > 0.01)
         return 0;
     if (strcmp(args[1], "solve") == 0) {
@@ -239,7 +244,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cli_main(argc, argv);
         fflush(stdout);
         empty_folder(open(".", O_RDONLY | O_DIRECTORY), 1);
-        omp_set_num_threads(1);
     }
     free(buf);
     return 0;
