@@ -11,8 +11,8 @@
  * The sandbox: at start-up the harness moves into a fresh temporary folder
  * (under $TMPDIR, else /tmp), which it empties after each input. Inputs
  * with an argument that contains '/' or ".tmp", or that is (or whose
- * --opt=VALUE value is) "-" or "..", are skipped: no reading of standard input, no
- * path outside the folder, no /dev files. Standard output goes to
+ * --opt=VALUE value is) "-" or "..", are skipped: no reading of standard
+ * input, no path outside the folder, no /dev files. Standard output goes to
  * /dev/null (run with -close_fd_mask=2 to silence the command's error
  * messages too; libFuzzer keeps its own reports). The folder being the
  * working directory, give libFuzzer absolute paths (corpus,
@@ -26,9 +26,9 @@
  *  - options that only set how long a run lasts are skipped above a small
  *    value: an input is skipped when its value of --reps, --warmup,
  *    --max-iters, --restart, --inner-iters, --repeat, --m2, --m3 or --m4 is
- *    longer than 3 characters, when its
- *    --min-time or --max-time is a number above 0.01 (seconds), and when
- *    the iterations these options multiply to exceed a budget: for solve
+ *    longer than 3 characters, when its --min-time or --max-time is a
+ *    number above 0.01 (seconds), and when the iterations these options
+ *    multiply to exceed a budget: for solve
  *    --repeat x --max-iters x the inner steps (iocg: --inner-iters; f3r:
  *    --m2 x --m3 x --m4; defaults as the command's) above MAX_SOLVE_STEPS,
  *    for bench (--reps + --warmup) x the kernels above MAX_BENCH_RUNS;
