@@ -12,6 +12,7 @@
  * repeats it.
  * PSL_TRACE=1 adds the library's split (setup, left-looking, assembly).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "packsell.h"
 
 #include <stdint.h>

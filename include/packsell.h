@@ -139,25 +139,35 @@ void psl_free(void *ptr);
  *                                                             dots in one pass; x and p updates in
  *                                                             one pass); 0 separate operations
  *                                                             (results equal up to rounding).
- *  PSL_MEMORY_CHECK        0|1                       1        1: psl_generate and the Matrix Market
- *                                                             readers refuse a matrix whose
- *                                                             estimated memory exceeds what is
- *                                                             available now (the message gives
- *                                                             both); 0 tries anyway.
+ *  PSL_MEMORY_CHECK        0|1                       1        1: psl_generate, the Matrix Market
+ *                                                             readers, SELL/PackSELL conversions
+ *                                                             (padding included) and each growth
+ *                                                             of the SD-AINV factors refuse a
+ *                                                             request whose estimated memory
+ *                                                             exceeds what is available now (the
+ *                                                             message gives both); 0 tries anyway.
  *  PSL_SOLVER_LOOKAHEAD    0|1                       1        CG to a tolerance: 1 queues the next
  *                                                             step before the host waits for the
  *                                                             current step's test (preconditioners
  *                                                             without an inner solver), so a GPU
  *                                                             does not wait for the host; 0 waits
  *                                                             first (same results).
+ *  PSL_MEMORY_LIMIT        BYTES[K|M|G|T]            0        a ceiling on one request's memory:
+ *                          (x1024 each)                       the same requests are refused when
+ *                                                             estimated above it, small ones too,
+ *                                                             with the estimate (whatever
+ *                                                             PSL_MEMORY_CHECK says); 0: none. "64M" is 64 MiB;
+ *                                                             at most 2^49. psl_option_get gives
+ *                                                             bytes ("67108864").
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
- * by every CG solve to a tolerance, PSL_MEMORY_CHECK by psl_generate and the Matrix
- * Market readers.
+ * by every CG solve to a tolerance, PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
+ * psl_generate, the Matrix Market readers, psl_matrix_convert (SELL,
+ * PackSELL) and the SD-AINV build.
  *
  * The environment is read once per process, at the first call that reads
  * any option; later changes to the environment are not seen. An empty

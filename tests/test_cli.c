@@ -257,6 +257,17 @@ TEST(help_and_version)
     CHECK(run("bench --help") == 0 && strstr(out_text, "gen:hpcg:6:6:6"));
     CHECK(strstr(out_text, "--device D") && strstr(out_text, "cusparse-FORMAT-VALUES"));
     CHECK(run("--help") == 0 && strstr(out_text, "Commands:"));
+    CHECK(strstr(out_text, "help environment"));
+    /* help environment: every library option, its values and default */
+    CHECK(run("help environment") == 0);
+    for (int i = 0; i < psl_option_count(); i++) {
+        psl_option_desc d;
+        char line[160];
+        CHECK_OK(psl_option_describe(i, &d));
+        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        CHECK_MSG(strstr(out_text, line) != NULL, "help environment lacks %s", line);
+    }
+    CHECK(run("help nope") == 2 && strstr(err_text, "unknown help topic 'nope'"));
     CHECK(run("--version") == 0 && strstr(out_text, psl_version()));
     CHECK(run("") == 2 && strstr(err_text, "Usage: packsell"));
 }
@@ -851,6 +862,23 @@ TEST(usage_errors_exit_2)
 
 TEST(runtime_errors_exit_1)
 {
+    /* PSL_MEMORY_LIMIT: a generator spec above it, and SELL padding above it
+     * (one slice of 4000 rows over a power-law matrix), fail at once */
+    setenv("PSL_MEMORY_LIMIT", "2M", 1);
+    CHECK(run("info gen:lap2d:1000") == 1 && strstr(err_text, "PSL_MEMORY_LIMIT=2097152"));
+    CHECK(run("info gen:powerlaw:4000:8:1.1 --format sell --slice 4000 --sigma 0") == 1 &&
+          strstr(err_text, "SELL-C-sigma storage with C = 4000") &&
+          strstr(err_text, "PSL_MEMORY_LIMIT"));
+    CHECK(run("info gen:powerlaw:4000:8:1.1 --format sell") == 0);
+    /* SD-AINV without dropping fills its factors towards n^2 entries */
+    CHECK(run("solve gen:lap2d:100 --precond sdainv --sdainv-tol 0") == 1 &&
+          strstr(err_text, "SD-AINV factor") && strstr(err_text, "PSL_MEMORY_LIMIT"));
+    CHECK(run("solve gen:lap2d:100 --precond sdainv") == 0 && strstr(out_text, "converged"));
+    setenv("PSL_MEMORY_LIMIT", "2MB", 1);
+    CHECK(run("info gen:lap2d:4") == 1 && strstr(err_text, "PSL_MEMORY_LIMIT") &&
+          strstr(err_text, "2MB"));
+    unsetenv("PSL_MEMORY_LIMIT");
+
     CHECK(run("info '%s'", tmp("does-not-exist.mtx")) == 1);
     CHECK_MSG(strstr(err_text, "packsell info: ") == err_text &&
                   strstr(err_text, "does-not-exist.mtx"),

@@ -30,7 +30,8 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_WIDE_CLUSTER",
                                     "PSL_CUDA_CSRK_SR_ROWS",
                                     "PSL_CUDA_CSRK_SSR_SRS", "PSL_SOLVER_FUSE",
-                                    "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK"};
+                                    "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK",
+                                    "PSL_MEMORY_LIMIT"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
 /* No option variable in the environment but name=value (name NULL: none);
@@ -67,6 +68,8 @@ TEST(every_option_round_trips)
         CHECK(d.values && d.default_value && d.doc && strlen(d.doc) > 20);
         CHECK_MSG(strcmp(get(d.name), d.default_value) == 0, "%s: default %s, get %s", d.name,
                   d.default_value, get(d.name));
+        if (strcmp(d.name, "PSL_MEMORY_LIMIT") == 0)
+            continue; /* a byte count: memory_limit_parsed_and_applied */
         /* the documented values: "a|b|c" or a range "lo..hi" (every value of a
          * short range; the ends, their neighbours and the middle of a wide one) */
         char vals[64][PSL_OPTION_VALUE_MAX];
@@ -447,6 +450,99 @@ TEST(debug_fail_alloc_after)
     printf("  lap2d:8 makes %d allocations\n", n);
 }
 
+/* PSL_MEMORY_LIMIT: byte counts with suffixes read back as bytes, bad ones
+ * refused naming the option; a limit refuses a generator or Matrix Market
+ * request estimated above it (small ones too, PSL_MEMORY_CHECK=0 too) with
+ * the estimate, and lets one below it through. */
+TEST(memory_limit_parsed_and_applied)
+{
+    environment(NULL, NULL);
+    static const struct {
+        const char *value, *bytes;
+    } good[] = {{"0", "0"},           {"1", "1"},           {"4096", "4096"},
+                {"3k", "3072"},       {"2M", "2097152"},    {"1g", "1073741824"},
+                {"1T", "1099511627776"}, {"512T", "562949953421312"},
+                {"562949953421312", "562949953421312"}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", good[i].value));
+        CHECK_MSG(strcmp(get("PSL_MEMORY_LIMIT"), good[i].bytes) == 0, "%s: got %s",
+                  good[i].value, get("PSL_MEMORY_LIMIT"));
+    }
+    const char *bad[] = {"-1", "1.5M", "M", "2MB", "2 M", " 2", "+2", "513T", "562949953421313",
+                         "1P", "99999999999999999999", "0x10"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_ST(psl_option_set("PSL_MEMORY_LIMIT", bad[i]), PSL_ERR_INVALID_VALUE);
+        CHECK_MSG(has(psl_last_error_message(), "PSL_MEMORY_LIMIT") &&
+                      has(psl_last_error_message(), "K|M|G|T"),
+                  "%s: %s", bad[i], psl_last_error_message());
+        CHECK(strcmp(get("PSL_MEMORY_LIMIT"), "562949953421312") == 0);
+    }
+    /* lap2d:20: 400 rows, 1920 nonzeros: about 26 kB */
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "20K"));
+    CHECK_ST(psl_generate(&A, "lap2d:20"), PSL_ERR_OUT_OF_MEMORY);
+    CHECK(A == NULL);
+    CHECK_MSG(has(psl_last_error_message(), "PSL_MEMORY_LIMIT=20480") &&
+                  has(psl_last_error_message(), "lap2d:20"),
+              "%s", psl_last_error_message());
+    CHECK_OK(psl_option_set("PSL_MEMORY_CHECK", "0"));
+    CHECK_ST(psl_generate(&A, "lap2d:20"), PSL_ERR_OUT_OF_MEMORY);
+    CHECK_OK(psl_generate(&A, "lap2d:10")); /* about 6 kB */
+    psl_matrix_destroy(&A);
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "40K"));
+    CHECK_OK(psl_generate(&A, "lap2d:20"));
+    psl_matrix_destroy(&A);
+    /* a 1000 x 1000 diagonal Matrix Market matrix: about 28 kB of CSR */
+    static char mm[16384];
+    size_t len = (size_t)snprintf(mm, sizeof mm,
+                                  "%%%%MatrixMarket matrix coordinate real general\n1000 1000 1000\n");
+    for (int i = 1; i <= 1000; i++)
+        len += (size_t)snprintf(mm + len, sizeof mm - len, "%d %d 2\n", i, i);
+    CHECK(len < sizeof mm - 1);
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "20K"));
+    CHECK_ST(psl_mm_read_buffer(&A, mm, len), PSL_ERR_OUT_OF_MEMORY);
+    CHECK(has(psl_last_error_message(), "PSL_MEMORY_LIMIT"));
+    CHECK(A == NULL);
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "40K"));
+    CHECK_OK(psl_mm_read_buffer(&A, mm, len));
+    psl_matrix_destroy(&A);
+    /* SELL / PackSELL storage, padding included: one slice of 4000 rows over
+     * a power-law matrix (one row of about 1600 entries) pads it to millions
+     * of entries; the conversion is refused before it allocates them, with
+     * no handle */
+    CHECK_OK(psl_option_set("PSL_MEMORY_LIMIT", "2M"));
+    CHECK_OK(psl_generate(&A, "powerlaw:4000:8:1.1"));
+    psl_convert_options o;
+    for (int f = 0; f < 2; f++) {
+        psl_convert_options_init(&o);
+        o.format = f ? PSL_FORMAT_PACKSELL : PSL_FORMAT_SELL; /* FP64 / FP16 codec */
+        o.slice_height = 4000;
+        o.sigma = 0;
+        psl_matrix *S = NULL;
+        CHECK_ST(psl_matrix_convert(&S, A, &o), PSL_ERR_OUT_OF_MEMORY);
+        CHECK(S == NULL);
+        CHECK_MSG(has(psl_last_error_message(), f ? "PackSELL storage" : "SELL-C-sigma storage") &&
+                      has(psl_last_error_message(), "C = 4000") &&
+                      has(psl_last_error_message(), "PSL_MEMORY_LIMIT"),
+                  "%s", psl_last_error_message());
+        o.slice_height = 32; /* the default slicing fits */
+        o.sigma = 256;
+        S = NULL;
+        CHECK_OK(psl_matrix_convert(&S, A, &o));
+        psl_matrix_destroy(&S);
+    }
+    psl_matrix_destroy(&A);
+    /* from the environment */
+    environment("PSL_MEMORY_LIMIT", "20k");
+    CHECK_ST(psl_generate(&A, "lap2d:20"), PSL_ERR_OUT_OF_MEMORY);
+    environment("PSL_MEMORY_LIMIT", "20kB");
+    CHECK_ST(psl_generate(&A, "lap2d:20"), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "20kB"));
+    environment(NULL, NULL);
+    CHECK_OK(psl_generate(&A, "lap2d:20"));
+    psl_matrix_destroy(&A);
+}
+
 static const psl_test_case tests[] = {
     {"every_option_round_trips", every_option_round_trips},
     {"invalid_values_rejected", invalid_values_rejected},
@@ -454,5 +550,6 @@ static const psl_test_case tests[] = {
     {"environment_parsed_and_validated", environment_parsed_and_validated},
     {"isa_cap_selects_the_kernels", isa_cap_selects_the_kernels},
     {"debug_fail_alloc_after", debug_fail_alloc_after},
+    {"memory_limit_parsed_and_applied", memory_limit_parsed_and_applied},
 };
 PSL_TEST_MAIN(tests)

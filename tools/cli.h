@@ -247,6 +247,10 @@ void cli_json_write_string(FILE *f, const char *s);
 /* Shortest "%.{15,16,17}g" text of v that reads back as v (buf >= 32). */
 const char *cli_json_number(double v, char *buf, size_t len);
 
+/* ---- the command line (dispatch.c): argv[0] is the program, argv[1] the
+ * command; returns the exit status. */
+int cli_main(int argc, char **argv);
+
 /* ---- subcommands: argc/argv are the words after the subcommand name */
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -5,6 +5,7 @@
  * psl_solve. Prints setup and solve times apart, iterations and the true
  * residual; writes x, a JSON record and the residual history on request.
  */
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "cli.h"
 
 #include <ctype.h>

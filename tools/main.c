@@ -1,46 +1,11 @@
 /*
- * main.c -- entry point of the packsell command: global --help/--version and
- * dispatch to the subcommands (gen, info, convert, spmv, bench, choose, solve).
+ * main.c -- entry point of the packsell command: signal handlers that remove
+ * the temporary files of unfinished writes, then the command line
+ * (dispatch.c).
  */
 #include "cli.h"
 
 #include <signal.h>
-#include <string.h>
-
-typedef struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} command;
-
-static const command commands[] = {
-    {"gen", cmd_gen, "generate a matrix (HPCG, Laplacians, random...) into a file"},
-    {"info", cmd_info, "statistics and storage footprint of a matrix in a format"},
-    {"convert", cmd_convert, "convert a matrix into a packsell binary file"},
-    {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y in a chosen format"},
-    {"bench", cmd_bench, "time SpMV in CSR, SELL and PackSELL precisions"},
-    {"choose", cmd_choose, "pick the format for GPU SpMV at a precision (cost model)"},
-    {"solve", cmd_solve, "solve A x = b with PCG, flexible CG or inner-outer CG"},
-};
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: packsell COMMAND [OPTIONS]\n"
-            "       packsell --help | --version\n"
-            "\n"
-            "Sparse matrix-vector products in CSR, SELL-C-sigma and PackSELL.\n"
-            "\n"
-            "Commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f,
-            "\n"
-            "A MATRIX argument is a generator spec (gen:hpcg:5:5:5, gen:lap2d:100, ...),\n"
-            "a packsell binary file or a Matrix Market file (.mtx, .mtx.gz).\n"
-            "Run 'packsell COMMAND --help' for the options of a command.\n"
-            "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
-}
 
 /* SIGINT, SIGTERM, SIGHUP: the temporary files of unfinished writes go,
  * then the default action ends the program as the signal says. */
@@ -56,31 +21,5 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    if (argc < 2) {
-        usage(stderr);
-        return CLI_USAGE;
-    }
-    const char *name = argv[1];
-    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
-        if (strcmp(name, "help") == 0 && argc > 2) { /* "packsell help CMD" */
-            char help[] = "--help";
-            char *args[] = {help, NULL};
-            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-                if (strcmp(argv[2], commands[i].name) == 0)
-                    return commands[i].run(1, args);
-            return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
-        }
-        usage(stdout);
-        return CLI_OK;
-    }
-    if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
-        printf("packsell %s\n", psl_version());
-        return CLI_OK;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 2, argv + 2);
-    if (name[0] == '-')
-        return cli_usage_error(NULL, "unknown option '%s' (options follow the command)", name);
-    return cli_usage_error(NULL, "unknown command '%s'", name);
+    return cli_main(argc, argv);
 }

@@ -122,8 +122,9 @@ void *psl_malloc(size_t nmemb, size_t size);
 void *psl_calloc(size_t nmemb, size_t size);
 /* Allocate or fail with PSL_ERR_OUT_OF_MEMORY (and message naming what). */
 /* PSL_ERR_OUT_OF_MEMORY with the estimate when `bytes` (the memory a request
- * will need in all) exceed the memory available now; PSL_OK when they fit,
- * when the amount is unknown, or with PSL_MEMORY_CHECK=0 (core/memory.c).
+ * will need in all) exceed the memory available now or PSL_MEMORY_LIMIT;
+ * PSL_OK when they fit, when the amount available is unknown or not asked
+ * for (PSL_MEMORY_CHECK=0) and no limit is set (core/memory.c).
  * `what` names the request ("gen:hpcg:10:10:10", "a 10^9 x 10^9 matrix"). */
 psl_status psl_memory_check(double bytes, const char *what);
 

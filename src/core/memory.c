@@ -1,10 +1,13 @@
 /*
- * memory.c -- the check of a large request against the memory the machine
- * has free, made before the work, so that a matrix that cannot fit fails at
- * once with the estimate instead of after minutes of paging or at the last
- * allocation. Free memory is Linux's MemAvailable (/proc/meminfo), else the
+ * memory.c -- the check of a request (a generated or read matrix, SELL or
+ * PackSELL storage, a growth of the SD-AINV factors) against the memory the
+ * machine has free, made before the work, so that a matrix that cannot fit
+ * fails at once with the estimate instead of after minutes of paging or at
+ * the last allocation. Free memory is Linux's MemAvailable (/proc/meminfo), else the
  * available physical pages; where neither is known nothing is refused.
  * PSL_MEMORY_CHECK=0 turns the check off (a machine with swap to spare).
+ * PSL_MEMORY_LIMIT (bytes) is a ceiling of the user's on top, applied to
+ * every request, small ones too, whatever PSL_MEMORY_CHECK says.
  */
 #define _DEFAULT_SOURCE
 #include "internal.h"
@@ -39,7 +42,13 @@ static double available_bytes(void)
 psl_status psl_memory_check(double bytes, const char *what)
 {
     int on = 1;
+    long long limit = 0;
     PSL_TRY(psl_opt_get(PSL_OPT_MEMORY_CHECK, &on));
+    PSL_TRY(psl_opt_get_size(PSL_OPT_MEMORY_LIMIT, &limit));
+    if (limit > 0 && bytes > (double)limit)
+        return psl_error(PSL_ERR_OUT_OF_MEMORY,
+                         "%s needs about %.3g MB of memory, above PSL_MEMORY_LIMIT=%lld bytes",
+                         what, bytes / 1e6, limit);
     if (!on || bytes < 64.0 * 1024 * 1024) /* small requests: not worth a file read */
         return PSL_OK;
     double avail = available_bytes();

@@ -108,11 +108,22 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                   "Same results. Read by each CG solve to a tolerance."},
     [PSL_OPT_MEMORY_CHECK] = {"PSL_MEMORY_CHECK", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                               "0|1", "1",
-                              "1 refuses at once a matrix that the generators or the Matrix "
-                              "Market reader estimate cannot fit in the memory available now, "
-                              "with the estimate; 0 tries anyway. Read by psl_generate and "
-                              "psl_mm_read."},
+                              "1 refuses at once a request that cannot fit in the memory "
+                              "available now, with the estimate: a matrix of the generators, "
+                              "the Matrix Market reader or a SELL/PackSELL conversion, a growth "
+                              "of the SD-AINV factors; 0 tries anyway."},
+    [PSL_OPT_MEMORY_LIMIT] = {"PSL_MEMORY_LIMIT", NULL, 0, 0, 0, 0,
+                              "BYTES[K|M|G|T]", "0",
+                              "A ceiling on the memory one request may take, in bytes (64M: "
+                              "64 MiB): the generators, the Matrix Market reader, the SELL and "
+                              "PackSELL conversions (padding included) and each growth of the "
+                              "SD-AINV factors refuse a request estimated above it, however "
+                              "small, with the estimate; 0: none (only the available memory "
+                              "counts). Applies with PSL_MEMORY_CHECK=0 too."},
 };
+
+/* Whether option d is a byte count (0..PSL_OPT_SIZE_MAX, K/M/G/T suffix). */
+static int is_size(const opt_def *d) { return d == &defs[PSL_OPT_MEMORY_LIMIT]; }
 
 /* ---- state */
 
@@ -122,25 +133,59 @@ enum { ENV_UNSET, ENV_VALID, ENV_INVALID };
 /* What the environment said, written once under env_state. */
 static struct {
     int kind[PSL_OPT_COUNT]; /* ENV_* */
-    int value[PSL_OPT_COUNT];
+    long long value[PSL_OPT_COUNT];
     char raw[PSL_OPT_COUNT][RAW_MAX]; /* an invalid value, for the message */
 } env;
 static atomic_int env_state; /* 0: not read; 1: being read; 2: read */
 
 /* Values set by the program: 0 none, else the value + OVERRIDE_BIAS (every
- * option's values lie in [-1, 100000]). */
+ * option's values are -1 or more). */
 #define OVERRIDE_BIAS 1024
-static atomic_int overrides[PSL_OPT_COUNT];
+static atomic_llong overrides[PSL_OPT_COUNT];
+
+/* A byte count: decimal digits, then optionally one of K, M, G, T (any
+ * case; powers of 1024), at most PSL_OPT_SIZE_MAX; 0 when s is not one. */
+static int parse_size(const char *s, long long *out)
+{
+    long long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (p - s >= 16)
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    if (p == s)
+        return 0;
+    static const char suffixes[] = "KkMmGgTt";
+    int powers = 0; /* of 1024 */
+    if (*p) {
+        const char *k = strchr(suffixes, *p);
+        if (!k || p[1] != '\0')
+            return 0;
+        powers = (int)(k - suffixes) / 2 + 1;
+    }
+    for (; powers > 0; powers--) {
+        if (v > PSL_OPT_SIZE_MAX / 1024)
+            return 0;
+        v *= 1024;
+    }
+    if (v > PSL_OPT_SIZE_MAX)
+        return 0;
+    *out = v;
+    return 1;
+}
 
 /* The value text s means for option d into *out; 0 when s is not accepted.
  * "" stands for the default (an empty environment variable counts as
  * unset). */
-static int parse(const opt_def *d, const char *s, int *out)
+static int parse(const opt_def *d, const char *s, long long *out)
 {
     if (!*s) {
         *out = d->def;
         return 1;
     }
+    if (is_size(d))
+        return parse_size(s, out);
     if (d->choices) {
         for (int i = 0; i < d->nchoices; i++)
             if (strcmp(s, d->choices[i].name) == 0) {
@@ -202,9 +247,9 @@ static psl_status invalid_value(const opt_def *d, const char *value, const char 
 }
 
 /* 1 with *value when the option has a valid value, else 0. */
-static int current(psl_opt id, int *value)
+static int current(psl_opt id, long long *value)
 {
-    int o = atomic_load_explicit(&overrides[id], memory_order_relaxed);
+    long long o = atomic_load_explicit(&overrides[id], memory_order_relaxed);
     if (o) {
         *value = o - OVERRIDE_BIAS;
         return 1;
@@ -217,21 +262,31 @@ static int current(psl_opt id, int *value)
     }
 }
 
-psl_status psl_opt_get(psl_opt id, int *value)
+psl_status psl_opt_get_size(psl_opt id, long long *value)
 {
     if ((unsigned)id >= PSL_OPT_COUNT)
         return psl_error(PSL_ERR_INTERNAL, "option id %d does not exist", (int)id);
-    int v;
+    long long v;
     if (!current(id, &v))
         return invalid_value(&defs[id], env.raw[id], "from the environment");
     *value = v;
     return PSL_OK;
 }
 
+psl_status psl_opt_get(psl_opt id, int *value)
+{
+    if ((unsigned)id < PSL_OPT_COUNT && is_size(&defs[id]))
+        return psl_error(PSL_ERR_INTERNAL, "option %s is a byte count", defs[id].name);
+    long long v;
+    PSL_TRY(psl_opt_get_size(id, &v));
+    *value = (int)v;
+    return PSL_OK;
+}
+
 int psl_opt_get_or(psl_opt id, int fallback)
 {
-    int v;
-    return (unsigned)id < PSL_OPT_COUNT && current(id, &v) ? v : fallback;
+    long long v;
+    return (unsigned)id < PSL_OPT_COUNT && !is_size(&defs[id]) && current(id, &v) ? (int)v : fallback;
 }
 
 const char *psl_opt_value_name(psl_opt id, int value)
@@ -282,7 +337,7 @@ psl_status psl_option_set(const char *name, const char *value)
         atomic_store(&overrides[id], 0);
         return PSL_OK;
     }
-    int v;
+    long long v;
     if (!parse(&defs[id], value, &v))
         return invalid_value(&defs[id], value, "psl_option_set");
     atomic_store(&overrides[id], v + OVERRIDE_BIAS);
@@ -295,12 +350,12 @@ psl_status psl_option_get(const char *name, char *buf, size_t len)
     PSL_TRY(find(name, &id));
     if (!buf)
         return psl_error(PSL_ERR_NULL_POINTER, "buffer for the value of %s is NULL", name);
-    int v;
-    PSL_TRY(psl_opt_get(id, &v));
+    long long v;
+    PSL_TRY(psl_opt_get_size(id, &v));
     char tmp[PSL_OPTION_VALUE_MAX];
-    const char *text = psl_opt_value_name(id, v);
+    const char *text = psl_opt_value_name(id, (int)v);
     if (!text) {
-        snprintf(tmp, sizeof tmp, "%d", v);
+        snprintf(tmp, sizeof tmp, "%lld", v);
         text = tmp;
     }
     size_t k = strlen(text);

@@ -31,6 +31,7 @@ typedef enum psl_opt {
     PSL_OPT_SOLVER_FUSE,        /* 0 or 1 */
     PSL_OPT_SOLVER_LOOKAHEAD,   /* 0 or 1 */
     PSL_OPT_MEMORY_CHECK,       /* 0 or 1 */
+    PSL_OPT_MEMORY_LIMIT,       /* bytes, 0: none (psl_opt_get_size only) */
     PSL_OPT_COUNT
 } psl_opt;
 
@@ -41,6 +42,14 @@ typedef enum psl_opt {
  * variable, its value and the accepted values, on every call until the
  * program sets the option; *value is then untouched. */
 psl_status psl_opt_get(psl_opt id, int *value);
+
+/* Largest byte count a size option takes: 2^49 (512 TiB; its decimal text
+ * fits PSL_OPTION_VALUE_MAX). */
+#define PSL_OPT_SIZE_MAX (1LL << 49)
+
+/* psl_opt_get for any option, the only one for a byte count
+ * (PSL_OPT_MEMORY_LIMIT), which psl_opt_get refuses. */
+psl_status psl_opt_get_size(psl_opt id, long long *value);
 
 /* The same for code that cannot report an error (psl_trace, psl_cpu_isa
  * behind psl_spmv's check): fallback when the environment's value is

@@ -88,8 +88,12 @@ psl_status psl_sliced_new(psl_matrix **A, psl_format f, const psl_matrix *src,
  * sigma set: sigma order of the rows by len[] (original row lengths, in
  * entries or words), A->perm, A->nslices, A->slice_ptr and A->stored. On
  * success *order (stored row -> original row, nrows entries) is the caller's
- * to free. */
-psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order);
+ * to free. entry_bytes > 0: the bytes of one stored entry (or word), and the
+ * stored arrays the caller will allocate (padding included: a tall slice
+ * over rows of very different lengths multiplies them) go through
+ * psl_memory_check first; 0 (a dry run): no check. */
+psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, double entry_bytes,
+                             int32_t **order);
 
 /* Fill of one slice k of A from the CSR src (stored row -> original row in
  * order), rounding values by policy: the smallest entry index of src that

@@ -9,6 +9,7 @@
 #include "format/format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,8 @@ void psl_sdainv_options_init(psl_sdainv_options *opt)
 
 /* Grow (idx, val) arrays of *cap entries holding len to at least need
  * entries (1.5x steps). psl_malloc-based so that every growth can fail
- * under the test hook. */
+ * under the test hook; each growth goes through psl_memory_check first (a
+ * small drop tolerance can fill the factors towards n^2 entries). */
 static psl_status grow_pairs(int32_t **idx, double **val, int64_t *cap, int64_t len, int64_t need,
                              const char *what)
 {
@@ -39,7 +41,11 @@ static psl_status grow_pairs(int32_t **idx, double **val, int64_t *cap, int64_t 
         nc = 16;
     int32_t *ni = NULL;
     double *nv = NULL;
-    psl_status st;
+    char request[160];
+    snprintf(request, sizeof request, "%s of %lld entries", what, (long long)nc);
+    psl_status st = psl_memory_check((double)nc * (double)(sizeof *ni + sizeof *nv), request);
+    if (st != PSL_OK)
+        return st;
     if ((st = psl_alloc((void **)&ni, (size_t)nc, sizeof *ni, what)) != PSL_OK)
         return st;
     if ((st = psl_alloc((void **)&nv, (size_t)nc, sizeof *nv, what)) != PSL_OK) {

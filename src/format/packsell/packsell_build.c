@@ -149,7 +149,8 @@ psl_status psl_packsell_build(psl_matrix **out, const psl_matrix *src,
                           (long long)negative);
         goto fail;
     }
-    if ((st = psl_build_slicing(A, len, &order)) != PSL_OK ||
+    if ((st = psl_build_slicing(A, len, dry ? 0.0 : (double)sizeof *A->words, &order)) !=
+            PSL_OK ||
         (!dry && (st = psl_alloc((void **)&A->words, (size_t)A->stored, sizeof *A->words,
                                  "PackSELL words")) != PSL_OK))
         goto fail;

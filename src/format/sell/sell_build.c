@@ -63,9 +63,10 @@ psl_status psl_sell_build(psl_matrix **out, const psl_matrix *src, const psl_con
 #pragma omp parallel for if (n > PSL_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
         len[i] = src->row_ptr[i + 1] - src->row_ptr[i];
-    if ((st = psl_build_slicing(A, len, &order)) != PSL_OK)
-        goto fail;
     const size_t vsize = psl_scalar_size(A->value_type);
+    if ((st = psl_build_slicing(A, len, dry ? 0.0 : (double)(sizeof *A->sell_col + vsize),
+                                &order)) != PSL_OK)
+        goto fail;
     if (!dry &&
         ((st = psl_alloc((void **)&A->sell_col, (size_t)A->stored, sizeof *A->sell_col,
                          "SELL column indices")) != PSL_OK ||

@@ -8,6 +8,7 @@
  */
 #include "format/build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Run length of the insertion sort that starts the merge sort. */
@@ -133,7 +134,8 @@ psl_status psl_sliced_new(psl_matrix **A, psl_format f, const psl_matrix *src,
     return PSL_OK;
 }
 
-psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order_out)
+psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, double entry_bytes,
+                             int32_t **order_out)
 {
     int32_t *order = NULL;
     psl_status st;
@@ -150,6 +152,17 @@ psl_status psl_build_slicing(psl_matrix *A, const int64_t *len, int32_t **order_
         return st;
     }
     A->stored = A->slice_ptr[A->nslices];
+    if (entry_bytes > 0) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "%s storage with C = %d, sigma = %d (%lld stored entries for %lld nonzeros)",
+                 A->format == PSL_FORMAT_PACKSELL ? "PackSELL" : "SELL-C-sigma", (int)A->C,
+                 (int)A->sigma, (long long)A->stored, (long long)A->nnz);
+        if ((st = psl_memory_check(entry_bytes * (double)A->stored, what)) != PSL_OK) {
+            free(order);
+            return st;
+        }
+    }
     *order_out = order;
     return PSL_OK;
 }
