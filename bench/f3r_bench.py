@@ -248,16 +248,7 @@ def main():
     matrices = []
     for m in names(args.matrices):
         matrices.append(m if m.startswith("gen:") or os.path.isfile(m) else (sb.find_matrix(m) or m))
-    if args.list:
-        for s in matrices:
-            for key, _, _ in plan_for(s, args):
-                print(key)
-        return 0
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"meta{'-' + args.part if args.part else ''}.json"), "w") as f:
-        json.dump(meta(args, matrices), f, indent=1)
-    Bench(args).run(matrices)
-    return 0
+    return sb.list_or_run(args, matrices, plan_for, meta, Bench)
 
 
 if __name__ == "__main__":

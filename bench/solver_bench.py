@@ -784,16 +784,22 @@ def main():
             args.bin = shutil.which("packsell") or ""
         stage(args)
         return 0
-    matrices = expand_matrices(args.matrices)
+    return list_or_run(args, expand_matrices(args.matrices), plan_for, meta, Bench)
+
+
+def list_or_run(args, matrices, plan, meta_of, bench):
+    """--list: print the keys plan(source, args) gives; else write
+    meta[-PART].json (meta_of(args, matrices)) into args.out and run
+    bench(args).run(matrices). Shared by the benchmarks' drivers."""
     if args.list:
         for s in matrices:
-            for key, _, _ in plan_for(s, args):
+            for key, _, _ in plan(s, args):
                 print(key)
         return 0
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"meta{('-' + args.part) if args.part else ''}.json"), "w") as f:
-        json.dump(meta(args, matrices), f, indent=1)
-    Bench(args).run(matrices)
+        json.dump(meta_of(args, matrices), f, indent=1)
+    bench(args).run(matrices)
     return 0
 
 
