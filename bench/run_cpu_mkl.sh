@@ -7,7 +7,7 @@
 # -DPSL_WITH_MKL=ON -DMKL_ROOT=.venv-mkl). One JSON and one text file per
 # matrix go to OUTDIR; bench/cpu_mkl_report.py makes the ratio table.
 # Usage: bash bench/run_cpu_mkl.sh OUTDIR [BUILD_DIR] [TAG]
-#   THREADS (default 2), ROUNDS (10), REPS (50), MIN_TIME (2), PSL_MATRIX_DIR
+#   THREADS (default 2), ROUNDS (10), REPS (50), MIN_TIME (2), KERNELS, PSL_MATRIX_DIR
 #   (default ../shared/matrices) and SPECS (the matrices) in the environment.
 set -euo pipefail
 OUTDIR=${1:?usage: run_cpu_mkl.sh OUTDIR [BUILD_DIR] [TAG]}
@@ -18,7 +18,7 @@ ROUNDS=${ROUNDS:-10}
 REPS=${REPS:-50}
 MIN_TIME=${MIN_TIME:-2}
 MATRICES=${PSL_MATRIX_DIR:-../shared/matrices}  # the shared real matrices
-KERNELS=csr-fp64,csr-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,mkl-csr-fp64,mkl-csr-fp32
+KERNELS=${KERNELS:-csr-fp64,csr-fp32,csrk-fp64,csrk-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,mkl-csr-fp64,mkl-csr-fp32}
 export OMP_WAIT_POLICY=passive  # neither OpenMP runtime (libgomp, MKL's) spins into the other
 mkdir -p "$OUTDIR"
 SPECS=${SPECS:-gen:hpcg:6:6:6 gen:hpcg:7:6:6 gen:lap3d:96 $MATRICES/bcsstk29.mtx $MATRICES/Dubcova1.mtx}

@@ -158,4 +158,26 @@ static inline int32_t psl_csr_part_start(const int64_t *row_ptr, int32_t nrows, 
     return lo;
 }
 
+/* The first row of part p of n of a grouped matrix (CSR-k): the row of
+ * psl_csr_part_start moved up to the start of the group it falls in, so that
+ * a part holds whole groups. Group g starts at row
+ * sr[ssr ? ssr[g] : g] (super-super-rows when ssr is given, else
+ * super-rows); ngroups groups, the last ending at nrows. */
+static inline int32_t psl_group_part_start(const int64_t *row_ptr, int32_t nrows,
+                                           const int32_t *sr, const int32_t *ssr,
+                                           int32_t ngroups, int p, int n)
+{
+    if (p >= n)
+        return nrows;
+    int32_t row = psl_csr_part_start(row_ptr, nrows, p, n), lo = 0, hi = ngroups;
+    while (lo < hi) { /* the first group starting at or after row */
+        int32_t mid = lo + (hi - lo) / 2;
+        if (sr[ssr ? ssr[mid] : mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ngroups ? sr[ssr ? ssr[lo] : lo] : nrows;
+}
+
 #endif /* PSL_CPU_COMMON_H */
