@@ -1006,6 +1006,12 @@ void psl_op_destroy(psl_op **op);
  * last place of vec_type (four for FP64), as after symmetric diagonal
  * scaling, the operator is applied as the identity. */
 psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type);
+/* Jacobi for the nonsymmetric solvers (GMRES, FGMRES, BiCGStab, F3R): as
+ * psl_precond_jacobi, but any nonzero finite diagonal entry is taken,
+ * negative ones included; a zero, NaN or missing one fails naming the row.
+ * psl_solve uses it for those methods. */
+psl_status psl_precond_jacobi_general(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                                      psl_scalar vec_type);
 
 /* Options of SD-AINV (Suzuki, Fukaya, Iwashita 2022): M^-1 = Z D^-1 W^T. */
 typedef struct psl_sdainv_options {

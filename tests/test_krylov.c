@@ -446,6 +446,62 @@ static psl_matrix *convdiff(int nx, double c)
     return A;
 }
 
+/* Jacobi with a negative diagonal: the nonsymmetric methods take it
+ * (psl_precond_jacobi_general) and converge, scaled or not; CG refuses it
+ * naming the row (its preconditioner must be SPD). The matrix is convdiff
+ * with every third row negated. */
+TEST(jacobi_negative_diagonal)
+{
+    psl_matrix *C = convdiff(12, 1.0);
+    csr_ref R0 = view(C);
+    int32_t n = R0.n;
+    int64_t nnz = R0.rp[n];
+    double *v = malloc((size_t)nnz * sizeof *v);
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t k = R0.rp[i]; k < R0.rp[i + 1]; k++)
+            v[k] = i % 3 == 0 ? -R0.va[k] : R0.va[k];
+    psl_matrix *A = csr(n, R0.rp, R0.ci, v);
+    csr_ref R = view(A);
+    double *b = make_b(n, 17), *x = calloc((size_t)n, sizeof *x);
+    const psl_solve_method ms[] = {PSL_SOLVE_GMRES, PSL_SOLVE_FGMRES, PSL_SOLVE_BICGSTAB};
+    for (int m = 0; m < 3; m++)
+        for (int scale = 0; scale < 2; scale++) {
+            psl_solve_config c;
+            psl_solve_config_init(&c);
+            c.method = ms[m];
+            c.precond = PSL_PRECOND_JACOBI;
+            c.scale = scale;
+            c.solver.tol = 1e-10;
+            memset(x, 0, (size_t)n * sizeof *x);
+            psl_status st = psl_solve(A, b, x, &c, NULL);
+            double rel = ref_relres(&R, b, x);
+            CHECK_MSG(st == PSL_OK && rel < 1e-9, "method %d scale %d: %s, relres %g; %s",
+                      (int)ms[m], scale, psl_status_string(st), rel, psl_last_error_message());
+        }
+    psl_solve_config c;
+    psl_solve_config_init(&c);
+    c.scale = 0; /* CG + Jacobi: refused, row 0 named, x untouched */
+    x[0] = 7.0;
+    CHECK_ST(psl_solve(A, b, x, &c, NULL), PSL_ERR_INVALID_MATRIX);
+    CHECK(strstr(psl_last_error_message(), "row 0") != NULL && x[0] == 7.0);
+    psl_exec *ex = NULL;
+    psl_op *M = NULL;
+    CHECK_OK(psl_exec_create_cpu(&ex));
+    CHECK_ST(psl_precond_jacobi(&M, ex, A, PSL_FP64), PSL_ERR_INVALID_MATRIX);
+    CHECK_OK(psl_precond_jacobi_general(&M, ex, A, PSL_FP64));
+    psl_op_destroy(&M);
+    psl_matrix_destroy(&A); /* a zero on row 5's diagonal: refused too */
+    for (int64_t k = R0.rp[5]; k < R0.rp[6]; k++)
+        v[k] = R0.ci[k] == 5 ? 0.0 : R0.va[k];
+    A = csr(n, R0.rp, R0.ci, v);
+    CHECK_ST(psl_precond_jacobi_general(&M, ex, A, PSL_FP64), PSL_ERR_INVALID_MATRIX);
+    CHECK(strstr(psl_last_error_message(), "row 5") != NULL);
+    psl_exec_destroy(&ex);
+    free(b), free(x), free(v);
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&C);
+}
+
 /* Every method, without and (jacobi) with Jacobi, reaches tol on A by the
  * test's residual. */
 static void converge_all(const char *name, const psl_matrix *A, int restart, int32_t maxit,
@@ -1061,6 +1117,7 @@ static const psl_test_case tests[] = {
     {"gmres_as_operator", gmres_as_operator},
     {"bad_input_limits_and_breakdowns", bad_input_limits_and_breakdowns},
     {"repeatable_and_warm_start", repeatable_and_warm_start},
+    {"jacobi_negative_diagonal", jacobi_negative_diagonal},
 };
 
 PSL_TEST_MAIN(tests)

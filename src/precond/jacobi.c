@@ -42,8 +42,9 @@ bool psl_precond_jacobi_diag(const psl_op *M, psl_vview *dinv)
     return true;
 }
 
-/* 1/a_ii of every row into d (host), or an error naming the row. */
-static psl_status inverse_diagonal(const psl_matrix *A, double *d, const char *who)
+/* 1/a_ii of every row into d (host), or an error naming the row: a zero,
+ * missing or non-finite entry, or (positive) one that is not above zero. */
+static psl_status inverse_diagonal(const psl_matrix *A, double *d, const char *who, bool positive)
 {
     const int64_t *rp;
     const int32_t *ci;
@@ -60,7 +61,7 @@ static psl_status inverse_diagonal(const psl_matrix *A, double *d, const char *w
                 a = va[k];
                 found = true;
             }
-        if (!found || !(a > 0.0) || !isfinite(a)) {
+        if (!found || !(positive ? a > 0.0 : a != 0.0) || !isfinite(a)) {
 #pragma omp critical(psl_jacobi_bad)
             if (bad < 0 || i < bad) {
                 bad = i;
@@ -72,9 +73,10 @@ static psl_status inverse_diagonal(const psl_matrix *A, double *d, const char *w
     }
     if (bad >= 0)
         return psl_error_at(PSL_ERR_INVALID_MATRIX, -1, bad, bad,
-                            "%s: the diagonal entry of row %d is %g%s; Jacobi needs a positive "
-                            "diagonal (CG needs an SPD preconditioner)", who, bad, badv,
-                            badv == 0.0 ? " (zero or missing)" : "");
+                            "%s: the diagonal entry of row %d is %g%s; Jacobi needs a %s", who,
+                            bad, badv, badv == 0.0 ? " (zero or missing)" : "",
+                            positive ? "positive diagonal (CG needs an SPD preconditioner)"
+                                     : "nonzero finite diagonal");
     return PSL_OK;
 }
 
@@ -129,9 +131,10 @@ psl_status psl_precond_diag_op(psl_op **M, psl_exec *ex, int64_t n, const double
     return PSL_OK;
 }
 
-psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type)
+/* psl_precond_jacobi (positive) and psl_precond_jacobi_general. */
+static psl_status jacobi_build(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                               psl_scalar vec_type, const char *who, bool positive)
 {
-    const char *who = "psl_precond_jacobi";
     if (!M)
         return psl_error(PSL_ERR_NULL_POINTER, "%s: M is NULL", who);
     *M = NULL;
@@ -146,9 +149,20 @@ psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl
     double *d = NULL;
     PSL_TRY(psl_alloc_zero((void **)&d, (size_t)A->nrows > 0 ? (size_t)A->nrows : 1, sizeof(double),
                       "the Jacobi diagonal"));
-    psl_status st = inverse_diagonal(A, d, who);
+    psl_status st = inverse_diagonal(A, d, who, positive);
     if (st == PSL_OK)
         st = psl_precond_diag_op(M, ex, A->nrows, d, vec_type, "jacobi");
     free(d);
     return st;
+}
+
+psl_status psl_precond_jacobi(psl_op **M, psl_exec *ex, const psl_matrix *A, psl_scalar vec_type)
+{
+    return jacobi_build(M, ex, A, vec_type, "psl_precond_jacobi", true);
+}
+
+psl_status psl_precond_jacobi_general(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                                      psl_scalar vec_type)
+{
+    return jacobi_build(M, ex, A, vec_type, "psl_precond_jacobi_general", false);
 }

@@ -165,7 +165,11 @@ static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_sc
                                const psl_convert_options *storage, psl_op **M)
 {
     switch (c->precond) {
-    case PSL_PRECOND_JACOBI: return psl_precond_jacobi(M, p->ex, p->sys, t);
+    case PSL_PRECOND_JACOBI: /* CG's needs to be SPD; the nonsymmetric methods' need not */
+        return c->method == PSL_SOLVE_CG || c->method == PSL_SOLVE_FCG ||
+                       c->method == PSL_SOLVE_IOCG
+                   ? psl_precond_jacobi(M, p->ex, p->sys, t)
+                   : psl_precond_jacobi_general(M, p->ex, p->sys, t);
     case PSL_PRECOND_SDAINV:
         if (c->sdainv_wt)
             return psl_precond_product(M, p->ex, c->sdainv_wt, c->sdainv_zdinv, storage, t);
