@@ -152,6 +152,11 @@ void psl_free(void *ptr);
  *                                                             without an inner solver), so a GPU
  *                                                             does not wait for the host; 0 waits
  *                                                             first (same results).
+ *  PSL_SOLVER_DEFER_READS  0|1                       1        inner GMRES/FGMRES cycles (fixed
+ *                                                             steps, no second pass: F3R's layers
+ *                                                             2-3) read their Hessenberg columns
+ *                                                             once at the end; 0 once per step
+ *                                                             (same results).
  *  PSL_MEMORY_LIMIT        BYTES[K|M|G|T]            0        a ceiling on one request's memory:
  *                          (x1024 each)                       the same requests are refused when
  *                                                             estimated above it, small ones too,
@@ -165,7 +170,8 @@ void psl_free(void *ptr);
  * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
- * by every CG solve to a tolerance, PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
+ * by every CG solve to a tolerance, PSL_SOLVER_DEFER_READS by every inner
+ * GMRES/FGMRES call, PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
  * psl_generate, the Matrix Market readers, psl_matrix_convert (SELL,
  * PackSELL) and the SD-AINV build.
  *

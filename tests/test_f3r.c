@@ -663,6 +663,35 @@ TEST(f3r_codec_auto)
     psl_matrix_destroy(&A);
 }
 
+/* Inner FGMRES cycles reading their columns at the end (the default) or at
+ * every step (PSL_SOLVER_DEFER_READS=0) give the same bits. */
+TEST(f3r_deferred_reads_same_bits)
+{
+    psl_matrix *H = NULL;
+    CHECK_OK(psl_generate(&H, "gen:hpgmp:4:4:4"));
+    csr_ref R = view(H);
+    double *b = make_b(R.n, 12), *x1 = calloc((size_t)R.n, sizeof *x1),
+           *x0 = calloc((size_t)R.n, sizeof *x0);
+    for (int v = PSL_F3R_FP64; v <= PSL_F3R_PACKSELL; v++) {
+        psl_solve_config c;
+        psl_solve_config_init(&c);
+        c.method = PSL_SOLVE_F3R;
+        c.precond = PSL_PRECOND_SDAINV;
+        c.f3r.variant = (psl_f3r_variant)v;
+        psl_solve_report r1, r0;
+        memset(x1, 0, (size_t)R.n * sizeof *x1), memset(x0, 0, (size_t)R.n * sizeof *x0);
+        CHECK_OK(psl_solve(H, b, x1, &c, &r1));
+        CHECK_OK(psl_option_set("PSL_SOLVER_DEFER_READS", "0"));
+        CHECK_OK(psl_solve(H, b, x0, &c, &r0));
+        CHECK_OK(psl_option_set("PSL_SOLVER_DEFER_READS", NULL));
+        CHECK_MSG(memcmp(x1, x0, (size_t)R.n * sizeof *x1) == 0 &&
+                      r1.result.iterations == r0.result.iterations,
+                  "%s: deferred reads change the solve", variant_name((psl_f3r_variant)v));
+    }
+    free(b), free(x1), free(x0);
+    psl_matrix_destroy(&H);
+}
+
 TEST(f3r_bad_input)
 {
     psl_matrix *A = convdiff(10, 1.0);
@@ -781,6 +810,7 @@ static const psl_test_case tests[] = {
     {"f3r_converges_real", f3r_converges_real},
     {"f3r_fp16_overflow_reported", f3r_fp16_overflow_reported},
     {"f3r_codec_auto", f3r_codec_auto},
+    {"f3r_deferred_reads_same_bits", f3r_deferred_reads_same_bits},
     {"f3r_bad_input", f3r_bad_input},
     {"command_f3r", command_f3r},
 };

@@ -210,6 +210,15 @@ static void f3r_compare(const char *src)
                   relc, relg);
         CHECK_MSG(memcmp(xg, xg2, n * sizeof *xg) == 0, "%s F3R variant %d: two GPU solves differ",
                   src, v);
+        /* inner cycles reading each step's column: the same bits */
+        CHECK_OK(psl_option_set("PSL_SOLVER_DEFER_READS", "0"));
+        memset(xg2, 0, n * sizeof *xg2);
+        CHECK_OK(psl_solve(A, b, xg2, &c, &rg2));
+        CHECK_OK(psl_option_set("PSL_SOLVER_DEFER_READS", NULL));
+        CHECK_MSG(memcmp(xg, xg2, n * sizeof *xg) == 0,
+                  "%s F3R variant %d: PSL_SOLVER_DEFER_READS=0 changes the GPU solve", src, v);
+        printf("  %-16s F3R variant %d: GPU %.4f s with deferred reads, %.4f s without\n", src, v,
+               rg.solve_seconds, rg2.solve_seconds);
         printf("  %-16s F3R variant %d: CPU %d, GPU %d outer steps, relres %.2e / %.2e, GPU %.4f s\n",
                src, v, ic, ig, relc, relg, rg.solve_seconds);
     }

@@ -106,6 +106,13 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                   "of the current one (a preconditioner without inner solver), "
                                   "so the device does not wait for the host; 0 waits first. "
                                   "Same results. Read by each CG solve to a tolerance."},
+    [PSL_OPT_SOLVER_DEFER_READS] = {"PSL_SOLVER_DEFER_READS", bool_choices,
+                                    NCHOICES(bool_choices), 0, 0, 1, "0|1", "1",
+                                    "1 lets an inner GMRES/FGMRES cycle (fixed steps, no second "
+                                    "Gram-Schmidt pass, as in F3R's layers 2 and 3) keep its "
+                                    "columns on the device and read them once at its end; 0 "
+                                    "reads each step's column (a synchronisation per step on a "
+                                    "GPU), to measure what deferring gains. Same results."},
     [PSL_OPT_MEMORY_CHECK] = {"PSL_MEMORY_CHECK", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                               "0|1", "1",
                               "1 refuses at once a request that cannot fit in the memory "

@@ -32,6 +32,7 @@ typedef enum psl_opt {
     PSL_OPT_SOLVER_LOOKAHEAD,   /* 0 or 1 */
     PSL_OPT_MEMORY_CHECK,       /* 0 or 1 */
     PSL_OPT_MEMORY_LIMIT,       /* bytes, 0: none (psl_opt_get_size only) */
+    PSL_OPT_SOLVER_DEFER_READS, /* 0 or 1 */
     PSL_OPT_COUNT
 } psl_opt;
 

@@ -14,8 +14,12 @@
  * Vectors, dot products and the normalisations stay in the backend's memory
  * (the dots and updates of a Gram-Schmidt pass go PSL_DOTS_MAX vectors per
  * call). The Hessenberg matrix, the rotations and g are FP64 on the host,
- * whatever the vector type: each Arnoldi step reads its new column once
- * (twice with a second pass). The hess_* functions hold that small dense
+ * whatever the vector type: as an outer solver each Arnoldi step reads its
+ * new column once (twice with a second pass), for its estimate; as an inner
+ * solver without the second pass the steps keep their columns in the
+ * backend's memory and the cycle reads them all at its end, one read (one
+ * synchronisation on a GPU) per call instead of one per step, the same
+ * arithmetic in the same order. The hess_* functions hold that small dense
  * work apart so that it can move to the device as it is.
  *
  * As an outer solver the residual is recomputed, r = b - A x, at the start
@@ -26,6 +30,7 @@
  * tests nothing, and adds its correction to x.
  */
 #include "solver/solver_internal.h"
+#include "options.h"
 
 #include <float.h>
 #include <math.h>
@@ -48,6 +53,9 @@ typedef struct gmres_state {
     double *slots;
     int nslots;
     double *col;     /* host copy of the column read */
+    /* Inner cycles read at their end (fixed steps, no second pass): step j's
+     * column of slots at cols + j * (m + 3) in the backend, colbuf on the host */
+    double *cols, *colbuf;
     double *H;       /* (m+1) x m, column-major, host */
     double *cs, *sn; /* rotations, m each */
     double *g;       /* m+1: the rotated right-hand side */
@@ -69,6 +77,9 @@ static void gmres_free(psl_solver *s)
     psl_work_free(ex, &g->zt);
     if (g->slots)
         ex->be->free(ex, g->slots);
+    if (g->cols)
+        ex->be->free(ex, g->cols);
+    free(g->colbuf);
     free(g->v), free(g->z), free(g->ys), free(g->col), free(g->H);
     free(g->cs), free(g->sn), free(g->g), free(g->y);
     free(g);
@@ -96,6 +107,11 @@ psl_status psl_gmres_setup(psl_solver *s)
     PSL_TRY(psl_alloc_zero((void **)&g->g, m1, sizeof(double), "GMRES right-hand side"));
     PSL_TRY(psl_alloc_zero((void **)&g->y, (size_t)m, sizeof(double), "GMRES solution"));
     PSL_TRY(ex->be->alloc(ex, (size_t)g->nslots * sizeof(double), (void **)&g->slots));
+    if (s->opt.fixed_iters > 0 && !s->opt.gmres_reorth) {
+        size_t all = (size_t)m * ((size_t)m + 3);
+        PSL_TRY(psl_alloc_zero((void **)&g->colbuf, all, sizeof(double), "GMRES columns"));
+        PSL_TRY(ex->be->alloc(ex, all * sizeof(double), (void **)&g->cols));
+    }
     for (size_t i = 0; i < m1; i++)
         PSL_TRY(psl_work_new(ex, s->n, s->t, &g->v[i]));
     if (g->flexible) {
@@ -326,6 +342,56 @@ static psl_status run_cycle(psl_solver *s, gmres_state *g, int steps, double gam
     return PSL_OK;
 }
 
+/* Inner Arnoldi step j without its read: the dots, ||w|| before and after
+ * the pass in the column at slots, v_j+1 = w / ||w|| from the backend. */
+static psl_status arnoldi_step_unread(psl_solver *s, gmres_state *g, int j, double *slots)
+{
+    psl_vview zj = g->v[j], w = g->v[j + 1];
+    if (s->M) {
+        zj = g->flexible ? g->z[j] : g->zt;
+        PSL_TRY(psl_solver_precond(s, g->v[j], zj));
+    }
+    PSL_TRY(s->A->apply(s->A, 1.0, zj, 0.0, w));
+    PSL_TRY(cgs_pass(s, g, j, w, slots, true));
+    psl_sexpr inv = {1.0, NULL, slots + (j + 2), NULL, PSL_SX_SQRT_DEN};
+    return s->ex->be->scale_copy(s->ex, inv, w, w);
+}
+
+/* An inner cycle of `steps` steps (v_0 given, g = gamma e_0) whose columns
+ * are read once at its end, then taken in order as run_cycle takes them:
+ * the first non-finite or dependent column ends it, an exact breakdown too
+ * (the steps after one ran on v = 0 and are not used). *k: columns usable. */
+static psl_status run_cycle_unread(psl_solver *s, gmres_state *g, int steps, double gamma,
+                                   int *k, cycle_end *why)
+{
+    const size_t stride = (size_t)g->m + 3;
+    hess_start(g, gamma);
+    *k = 0;
+    *why = CYCLE_STEPS;
+    for (int j = 0; j < steps; j++)
+        PSL_TRY(arnoldi_step_unread(s, g, j, g->cols + (size_t)j * stride));
+    PSL_TRY(s->ex->be->to_host(s->ex, g->colbuf, g->cols, (size_t)steps * stride * sizeof(double)));
+    for (int j = 0; j < steps; j++) {
+        const double *col = g->colbuf + (size_t)j * stride;
+        bool ok = isfinite(col[j + 1]) && isfinite(col[j + 2]);
+        for (int i = 0; i <= j && ok; i++)
+            ok = isfinite(col[i]);
+        if (!ok) {
+            *why = CYCLE_NONFINITE;
+            return PSL_OK;
+        }
+        hess_set_column(g, j, col, NULL, col[j + 2]);
+        if (!hess_rotate(g, j, sqrt(col[j + 1]))) {
+            *why = CYCLE_DEPENDENT;
+            return PSL_OK;
+        }
+        *k = j + 1;
+        if (g->g[j + 1] == 0.0) /* exact: the rest would change nothing */
+            return PSL_OK;
+    }
+    return PSL_OK;
+}
+
 /* r = b - A x into v_0 and beta = ||r|| (slot read). */
 static psl_status residual_start(psl_solver *s, gmres_state *g, psl_vview b, psl_vview x,
                                  double *beta)
@@ -353,7 +419,12 @@ psl_status psl_gmres_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fi
     cycle_end why = CYCLE_STEPS;
     if (fixed > 0) { /* b as given: v_0 = b, g = e_0; x = 0 on entry */
         PSL_TRY(be->scale_copy(ex, psl_sx(1.0), b, g->v[0]));
-        PSL_TRY(run_cycle(s, g, fixed, 1.0, 0.0, &total, &est, &best, &since, &k, &why));
+        int defer = 1;
+        PSL_TRY(psl_opt_get(PSL_OPT_SOLVER_DEFER_READS, &defer));
+        if (defer && g->cols && fixed <= g->m)
+            PSL_TRY(run_cycle_unread(s, g, fixed, 1.0, &k, &why));
+        else
+            PSL_TRY(run_cycle(s, g, fixed, 1.0, 0.0, &total, &est, &best, &since, &k, &why));
         return add_correction(s, g, k, x);
     }
     double h;
