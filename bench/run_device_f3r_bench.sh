@@ -14,6 +14,11 @@
 #          BiCGStab) and gen:lap3d:128 (ours)
 #   8      HPGMP_8_8_8 (every solver, the peers' FP16-F3R and BiCGStab), then
 #          PackSELL- and FP16-F3R on HPCG_8_8_8
+#   rest   what part 7, 8 and grid left out: PackSELL-F3R with the inner cycles'
+#          reads deferred and not (PSL_SOLVER_DEFER_READS), the SPD matrices of
+#          .dev-matrices/ (F3R_SPD; every solver, the reference's FP16-F3R and
+#          BiCGStab), HPGMP/HPCG 8_7_7 and 8_8_7, GMRES and BiCGStab on HPCG_8_8_8,
+#          the reference's FP64-F3R and FGMRES on HPGMP_8_8_8
 #   grid   test_gpu_csrk, then PackSELL-F3R at the reference's rule on HPGMP_7_7_7
 #          with other inner step counts (m2:m3:m4), the case where the reference's
 #          BiCGStab is its fastest solver
@@ -62,6 +67,7 @@ cat "$RES/host.txt"
 BIN=${F3R_BIN:-build-gpu/packsell}
 TESTS=(test_gpu_krylov test_gpu_solver)
 [ "$PART" = grid ] && TESTS=(test_gpu_csrk)
+[ "$PART" = rest ] && TESTS=(test_gpu_krylov)
 if [ -z "${F3R_BIN:-}" ]; then
   log "build (Release, CUDA sm_90, -j $(nproc))"
   if ! cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSL_ENABLE_CUDA=ON \
@@ -91,6 +97,31 @@ run_tests() {
   done
   pack
 }
+SPD=${F3R_SPD:-bcsstk13,bcsstk16,Dubcova1,gr_30_30,1138_bus,nos1,lund_a,bcsstm25}
+spd() { local m out=""; for m in ${SPD//,/ }; do out+="$PSL_MATRIX_DIR/$m.mtx,"; done; echo "${out%,}"; }
+# PackSELL-F3R with the inner cycles' reads deferred (PSL_SOLVER_DEFER_READS=1,
+# the default) and per step (0), alternating, on HPGMP_6_6_6 and 7_7_7: defer/
+defer_ab() {
+  mkdir -p "$RES/defer"
+  local m d r
+  for m in ${F3R_DEFER_MATRICES:-gen:hpgmp:6:6:6 gen:hpgmp:7:7:7}; do
+    for r in 1 2; do
+      for d in 1 0; do
+        PSL_SOLVER_DEFER_READS=$d timeout 120 "$BIN" solve "$m" --device "${F3R_DEVICE:-cuda}" --method f3r \
+          --f3r-values fp16 --repeat 5 --json "$RES/defer/$(echo "${m#gen:}" | tr ':' '_')_d${d}_r$r.json" \
+          >/dev/null 2>&1 || log "defer $m d=$d failed"
+      done
+    done
+  done
+  python3 - "$RES/defer" <<'PYEOF' | tee -a "$RES/log.txt"
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    d = json.load(open(f))
+    print(f"defer {os.path.basename(f)[:-5]:22s} {d.get('status')} outer {d.get('iterations')} "
+          f"solve {d.get('solve_s', 0):.4f} s ({d.get('solve_s_min', 0):.4f}..{d.get('solve_s_max', 0):.4f})")
+PYEOF
+  pack
+}
 nonsym() { local m out=""; for m in ${NONSYM//,/ }; do out+="$PSL_MATRIX_DIR/$m.mtx,"; done; echo "${out%,}"; }
 
 case "$PART" in
@@ -104,6 +135,14 @@ case "$PART" in
     bench hpgmp8 85 --matrices gen:hpgmp:8:8:8 --repeat 2 --peers f3r16,bicg64 \
       --solvers f3r-packsell,f3r-fp16,f3r-fp64,bicgstab,gmres100 --rule f3r-packsell,bicgstab
     bench hpcg8 100 --matrices gen:hpcg:8:8:8 --repeat 2 --solvers f3r-packsell,f3r-fp16 --rule "" --peers "" ;;
+  rest)
+    run_tests
+    defer_ab
+    bench spd 30 --matrices "$(spd)" --rule "" --peers f3r16,bicg64
+    bench mid 45 --matrices gen:hpgmp:8:7:7,gen:hpcg:8:7:7,gen:hpgmp:8:8:7,gen:hpcg:8:8:7 --repeat 2 \
+      --solvers f3r-packsell,f3r-fp16,f3r-fp64,bicgstab,gmres100 --rule "" --peers ""
+    bench hpcg8rest 50 --matrices gen:hpcg:8:8:8 --repeat 2 --solvers bicgstab,gmres100 --rule "" --peers ""
+    bench peers8 100 --matrices gen:hpgmp:8:8:8 --solvers "" --rule "" --peers f3r64,gm64 ;;
   grid)
     run_tests
     bench grid7 100 --matrices gen:hpgmp:7:7:7 --peers "" --solvers "" \
@@ -111,7 +150,7 @@ case "$PART" in
   smoke)
     run_tests
     bench smoke 100 --matrices "gen:hpgmp:5:5:5,$PSL_MATRIX_DIR/sherman3.mtx" --repeat 2 ;;
-  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, smoke)" >&2; exit 2 ;;
+  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, grid, rest, smoke)" >&2; exit 2 ;;
 esac
 pack
 log "table:"
