@@ -19,6 +19,8 @@
 #          .dev-matrices/ (F3R_SPD; every solver, the reference's FP16-F3R and
 #          BiCGStab), HPGMP/HPCG 8_7_7 and 8_8_7, GMRES and BiCGStab on HPCG_8_8_8,
 #          the reference's FP64-F3R and FGMRES on HPGMP_8_8_8
+#   rest2  what rest ran out of time for: the SPD matrices, the reference's
+#          FGMRES(64) on HPGMP_8_8_8
 #   grid   test_gpu_csrk, then PackSELL-F3R at the reference's rule on HPGMP_7_7_7
 #          with other inner step counts (m2:m3:m4), the case where the reference's
 #          BiCGStab is its fastest solver
@@ -97,7 +99,9 @@ run_tests() {
   done
   pack
 }
-SPD=${F3R_SPD:-bcsstk13,bcsstk16,Dubcova1,gr_30_30,1138_bus,nos1,lund_a,bcsstm25}
+# bcsstk13 last: its FP64 solves run to the iteration limit and would take the
+# others' time
+SPD=${F3R_SPD:-bcsstk16,Dubcova1,gr_30_30,1138_bus,nos1,lund_a,bcsstm25,bcsstk13}
 spd() { local m out=""; for m in ${SPD//,/ }; do out+="$PSL_MATRIX_DIR/$m.mtx,"; done; echo "${out%,}"; }
 # PackSELL-F3R with the inner cycles' reads deferred (PSL_SOLVER_DEFER_READS=1,
 # the default) and per step (0), alternating, on HPGMP_6_6_6 and 7_7_7: defer/
@@ -143,6 +147,11 @@ case "$PART" in
       --solvers f3r-packsell,f3r-fp16,f3r-fp64,bicgstab,gmres100 --rule "" --peers ""
     bench hpcg8rest 50 --matrices gen:hpcg:8:8:8 --repeat 2 --solvers bicgstab,gmres100 --rule "" --peers ""
     bench peers8 100 --matrices gen:hpgmp:8:8:8 --solvers "" --rule "" --peers f3r64,gm64 ;;
+  rest2)
+    # what part rest ran out of time for: the SPD matrices after bcsstk13, the
+    # reference's FGMRES(64) on HPGMP_8_8_8
+    bench spd 45 --matrices "$(spd)" --rule "" --peers f3r16,bicg64
+    bench peers8 100 --matrices gen:hpgmp:8:8:8 --solvers "" --rule "" --peers gm64 ;;
   grid)
     run_tests
     bench grid7 100 --matrices gen:hpgmp:7:7:7 --peers "" --solvers "" \
@@ -150,7 +159,7 @@ case "$PART" in
   smoke)
     run_tests
     bench smoke 100 --matrices "gen:hpgmp:5:5:5,$PSL_MATRIX_DIR/sherman3.mtx" --repeat 2 ;;
-  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, grid, rest, smoke)" >&2; exit 2 ;;
+  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, grid, rest, rest2, smoke)" >&2; exit 2 ;;
 esac
 pack
 log "table:"

@@ -24,7 +24,10 @@ rm -rf "$b/stage"
 cmake --install "$b" --component python --prefix "$b/stage"
 cp python/src/packsell/*.py "$b/stage/packsell/"
 export PYTHONPATH="$PWD/$b/stage"
-(cd python && PACKSELL_EXE="$PWD/../$b/libpacksell/packsell" "$py" -m pytest -q -rs tests)
+# a failing test is reported by the exit status, after the figures
+rc=0
+(cd python && PACKSELL_EXE="$PWD/../$b/libpacksell/packsell" "$py" -m pytest -q -rs tests) || rc=$?
 "$py" python/bench_gpu.py
 "$b/libpacksell/packsell" bench gen:hpcg:7:7:7 --device cuda \
   --kernels packsell-fp16,packsell-e8m20,sell-fp64
+exit $rc

@@ -113,8 +113,17 @@ def test_device_checks(cp):
     H = packsell.generate("lap2d:10")
     with pytest.raises(ValueError, match="CUDA device array"):
         H @ cp.ones(100)
-    with pytest.raises(packsell.Error):
-        packsell.generate("lap2d:10", format="csrk", device="cuda")  # no device form of CSR-k
+    with pytest.raises(ValueError, match="CUDA devices"):
+        packsell.generate("lap2d:10", device=5)
+
+
+def test_csrk_on_device_matches_host(cp):
+    H = packsell.generate("lap2d:12", format="csr")
+    D = packsell.generate("lap2d:12", format="csrk", device="cuda")
+    x = np.random.default_rng(3).uniform(-1, 1, 144)
+    want = H.to_scipy() @ x
+    got = cp.asnumpy(D @ cp.asarray(x))
+    assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))
 
 
 def test_to_and_save(cp, tmp_path):

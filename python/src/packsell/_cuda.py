@@ -77,6 +77,8 @@ def parse_device(device):
     if isinstance(device, bool):
         raise TypeError("device must be 'cpu', 'cuda', 'cuda:N' or an int")
     if isinstance(device, int):
+        if device == -1:  # the CPU, as parse_device returns it
+            return -1
         ordinal = device
     elif isinstance(device, str) and device.strip().lower().startswith("cuda"):
         rest = device.strip().lower()[4:]
