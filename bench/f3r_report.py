@@ -56,6 +56,18 @@ def load(dirs):
         if os.path.isfile(q):
             with open(q) as f:
                 hosts.append(f.read())
+    # a solve a run skipped (its time budget) and a later run made: the made one
+    ran = {(r.get("matrix"), r.get("solver"), r.get("stop")) for r in rows
+           if r.get("status") != "skipped"}
+    kept, seen = [], set()
+    for r in rows:
+        k = (r.get("matrix"), r.get("solver"), r.get("stop"))
+        if r.get("status") == "skipped":
+            if k in ran or k in seen:
+                continue
+            seen.add(k)
+        kept.append(r)
+    rows = kept
     return rows, metas, hosts
 
 

@@ -603,6 +603,58 @@ TEST(f3r_fp16_overflow_reported)
     psl_matrix_destroy(&H);
 }
 
+/* An overflow of layer 4's FP16 vectors during the solve (lund_a, scaled:
+ * its SD-AINV factors fit FP16, but M r does not): the inner cycle that meets
+ * it passes NaN up and the solve ends non-finite with x finite, instead of an
+ * inner correction of zero that the outer layer took for a stagnation;
+ * FP64-F3R, whose layers have no such limit, solves it. */
+TEST(f3r_fp16_vector_overflow_reported)
+{
+    if (!psl_test_matrices_available("f3r_fp16_vector_overflow_reported"))
+        return;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/lund_a.mtx", psl_test_matrix_dir());
+    psl_matrix *L = NULL, *A = NULL;
+    CHECK_OK(psl_matrix_open(&L, path));
+    if (L)
+        CHECK_OK(psl_matrix_scale_symmetric(&A, L, NULL));
+    if (!A) {
+        psl_matrix_destroy(&L);
+        return;
+    }
+    csr_ref R = view(A);
+    double *b = make_b(R.n, 5), *x = calloc((size_t)R.n, sizeof *x);
+    for (int v = PSL_F3R_FP64; v <= PSL_F3R_PACKSELL; v++) {
+        psl_solve_config c;
+        psl_solve_config_init(&c);
+        c.method = PSL_SOLVE_F3R;
+        c.precond = PSL_PRECOND_SDAINV;
+        c.scale = 0;
+        c.f3r.variant = (psl_f3r_variant)v;
+        c.solver.max_iters = 200;
+        psl_solve_report rep;
+        memset(&rep, 0, sizeof rep);
+        memset(x, 0, (size_t)R.n * sizeof *x);
+        psl_status st = psl_solve(A, b, x, &c, &rep);
+        if (v == PSL_F3R_FP64) {
+            CHECK_MSG(st == PSL_OK && ref_relres(&R, b, x) < 1e-9, "FP64-F3R: %s",
+                      psl_status_string(st));
+            continue;
+        }
+        CHECK_MSG(st == PSL_ERR_BREAKDOWN && rep.result.reason == PSL_REASON_NONFINITE,
+                  "%s: %s, reason %s", variant_name((psl_f3r_variant)v), psl_status_string(st),
+                  psl_reason_name(rep.result.reason));
+        int finite = 1;
+        for (int i = 0; i < R.n; i++)
+            finite &= isfinite(x[i]) != 0;
+        CHECK(finite);
+        printf("  %s: %s\n", variant_name((psl_f3r_variant)v), psl_last_error_message());
+    }
+    free(b), free(x);
+    psl_matrix_destroy(&A);
+    psl_matrix_destroy(&L);
+}
+
 /* PackSELL-F3R's automatic codec: FP16 on a well-scaled matrix (HPGMP), and
  * E8M14 on memplus (scaled here), whose scaled values reach 1e-24 (21% of them below FP16's
  * normal range): there FP16 needs far more outer steps than FP64-F3R, and
@@ -809,6 +861,7 @@ static const psl_test_case tests[] = {
     {"f3r_converges_generated", f3r_converges_generated},
     {"f3r_converges_real", f3r_converges_real},
     {"f3r_fp16_overflow_reported", f3r_fp16_overflow_reported},
+    {"f3r_fp16_vector_overflow_reported", f3r_fp16_vector_overflow_reported},
     {"f3r_codec_auto", f3r_codec_auto},
     {"f3r_deferred_reads_same_bits", f3r_deferred_reads_same_bits},
     {"f3r_bad_input", f3r_bad_input},

@@ -425,6 +425,12 @@ psl_status psl_gmres_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fi
             PSL_TRY(run_cycle_unread(s, g, fixed, 1.0, &k, &why));
         else
             PSL_TRY(run_cycle(s, g, fixed, 1.0, 0.0, &total, &est, &best, &since, &k, &why));
+        /* a NaN or Inf in an inner cycle goes up as NaN: its correction would
+         * be the columns before it, none when it is the first, and the layer
+         * above would see z = 0 and stagnate, hiding an overflow (FP16's
+         * largest value is 65504) that it reports as non-finite this way */
+        if (why == CYCLE_NONFINITE)
+            return be->fill(ex, x, NAN);
         return add_correction(s, g, k, x);
     }
     double h;

@@ -486,8 +486,10 @@ psl_status psl_solver_finish(psl_solver *s, psl_reason reason, int32_t iters, do
                          iters, res->relres);
     case PSL_REASON_NONFINITE:
         return psl_error(PSL_ERR_BREAKDOWN,
-                         "breakdown at iteration %d: NaN or Inf in the iteration (x keeps the "
-                         "last finite iterate); relative residual %.3e", iters, res->relres);
+                         "breakdown at iteration %d: NaN or Inf in the iteration or in its "
+                         "preconditioner (e.g. an FP16 overflow in an inner layer: FP16's "
+                         "largest value is 65504; x keeps the last finite iterate); relative "
+                         "residual %.3e", iters, res->relres);
     case PSL_REASON_RHO_ZERO:
         return psl_error(PSL_ERR_BREAKDOWN,
                          "BiCGStab breakdown at iteration %d: rho = rhat.r = 0 or rhat.(A M p) "
