@@ -701,6 +701,14 @@ TEST(f3r_codec_auto)
         c.f3r.variant = runs[k].v;
         c.f3r.codec = runs[k].codec;
         memset(x, 0, (size_t)R.n * sizeof *x);
+        if (k == 2) { /* FP16 needs >= 4x E8M14's steps: stopped before (a third of the time) */
+            c.solver.max_iters = 4 * outer[1] - 1;
+            psl_status st = psl_solve(A, b, x, &c, &rep);
+            CHECK_MSG(st == PSL_ERR_NOT_CONVERGED, "memplus FP16 within %d outer steps: %s",
+                      c.solver.max_iters, psl_status_string(st));
+            outer[k] = st == PSL_ERR_NOT_CONVERGED ? 4 * outer[1] : rep.result.iterations;
+            continue;
+        }
         CHECK_OK(psl_solve(A, b, x, &c, &rep));
         CHECK_MSG(ref_relres(&R, b, x) < 1e-9, "memplus run %d: relres %g", k, ref_relres(&R, b, x));
         outer[k] = rep.result.iterations;
@@ -708,7 +716,7 @@ TEST(f3r_codec_auto)
             CHECK_MSG(rep.f3r_codec.exp_bits == 8 && rep.f3r_codec.man_bits == 14, "auto chose e%dm%d",
                       (int)rep.f3r_codec.exp_bits, (int)rep.f3r_codec.man_bits);
     }
-    printf("  memplus outer steps: FP64-F3R %d, PackSELL-F3R auto (E8M14) %d, FP16 %d\n", outer[0],
+    printf("  memplus outer steps: FP64-F3R %d, PackSELL-F3R auto (E8M14) %d, FP16 >= %d\n", outer[0],
            outer[1], outer[2]);
     CHECK(outer[1] <= 2 * outer[0] && outer[2] >= 4 * outer[1]);
     free(b), free(x);
