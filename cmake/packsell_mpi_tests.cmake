@@ -1,6 +1,7 @@
 # packsell_mpi_tests.cmake -- registers tests/test_dist_*.c (included from
 # tests/CMakeLists.txt when the distributed layer is built): one executable
-# each, run as `mpiexec --oversubscribe -np N` for N = 1..4, label mpi.
+# each, run as `mpiexec --oversubscribe -np N` for N = 1..4 (and 8 for the
+# generator's 3D process grid), label mpi.
 # As root Open MPI needs OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM); under
 # AddressSanitizer, tests/mpi_lsan.supp hides the leaks inside Open MPI.
 file(GLOB PSL_DIST_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/test_dist_*.c)
@@ -20,7 +21,11 @@ foreach(src ${PSL_DIST_TEST_SOURCES})
   target_compile_options(${name} PRIVATE ${PSL_C_WARNINGS})
   target_compile_definitions(${name} PRIVATE PSL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_link_libraries(${name} PRIVATE packsell_mpi)
-  foreach(np 1 2 3 4)
+  set(nps 1 2 3 4)
+  if(name STREQUAL "test_dist_gen")
+    list(APPEND nps 8)  # a 2 x 2 x 2 process grid: every axis split
+  endif()
+  foreach(np IN LISTS nps)
     add_test(NAME ${name}_np${np} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
       ${PSL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT 300 LABELS mpi PROCESSORS ${np}

@@ -95,6 +95,29 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
                                       const psl_convert_options *diag_opt,
                                       const psl_convert_options *offd_opt);
 
+/* The 3D process grid of nranks ranks that the generators use: dims[0] x
+ * dims[1] x dims[2] = nranks with the smallest dims[0] + dims[1] + dims[2]
+ * (ties: the most ranks along z). Local. Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_VALUE (nranks < 1). */
+psl_status psl_dist_process_grid(int nranks, int dims[3]);
+
+/* HPCG's matrix (the 27-point box stencil, 26 on the diagonal, -1 off it)
+ * generated on each rank for its own rows, as HPCG does: each rank holds an
+ * nx x ny x nz box of the global (dims[0] nx) x (dims[1] ny) x (dims[2] nz)
+ * grid, dims = psl_dist_process_grid(ranks), rank r at box (r mod dims[0],
+ * (r / dims[0]) mod dims[1], r / (dims[0] dims[1])). Global rows are
+ * numbered rank by rank: rank r owns rows [r n_local, (r+1) n_local),
+ * n_local = nx ny nz, x fastest inside the box. beta != 0 gives the
+ * nonsymmetric HPGMP variant (-1-beta and -1+beta at the z neighbours, as
+ * psl_generate's hpgmp; HPGMP uses 0.5). Collective; storage as
+ * psl_dist_matrix_create_csr. Errors (every rank the same):
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (a size < 1, beta not
+ * finite), PSL_ERR_SIZE_OVERFLOW (n_local beyond int32),
+ * PSL_ERR_OUT_OF_MEMORY, and those of psl_dist_matrix_create_csr. */
+psl_status psl_dist_generate_hpcg(psl_dist_matrix **A, MPI_Comm comm, int32_t nx, int32_t ny,
+                                  int32_t nz, double beta, const psl_convert_options *diag_opt,
+                                  const psl_convert_options *offd_opt);
+
 /* Destroy a distributed matrix (frees its duplicate communicator) and set
  * *A to NULL; NULL or *A == NULL: no-op. Collective. */
 void psl_dist_matrix_destroy(psl_dist_matrix **A);
