@@ -158,7 +158,7 @@ psl_status psl_dist_matrix_blocks(const psl_dist_matrix *A, const psl_matrix **A
  * x_ghost (psl_spmv with beta 1): the exchange overlaps the A_d product.
  * Each row sums its A_d part and then its A_o part, so the bits may differ
  * from a serial product of the whole row (exact for integer values with
- * exact sums). Collective; not for concurrent calls on one handle (it uses
+ * exact sums); with FP16 vectors y is rounded to FP16 between the two. Collective; not for concurrent calls on one handle (it uses
  * the handle's buffers). Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
  * PSL_ERR_INVALID_VALUE (vec_type), psl_spmv's errors, PSL_ERR_MPI. */
 psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, double beta,

@@ -45,8 +45,8 @@ psl_status psl_dist_balance_rows(MPI_Comm comm, int64_t n_global, const int64_t 
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: comm is MPI_COMM_NULL", who);
     psl_status st = PSL_OK;
     int rank = 0, p = 1;
-    MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
+    PSL_MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    PSL_MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
     if (!first_row || !nrows)
         st = psl_error(PSL_ERR_NULL_POINTER, "%s: first_row or nrows is NULL", who);
     else if (n_global < 0)
@@ -62,7 +62,7 @@ psl_status psl_dist_balance_rows(MPI_Comm comm, int64_t n_global, const int64_t 
     }
     /* the same n_global everywhere: min and max in one reduction */
     int64_t in[2] = {n_global, -n_global}, out[2];
-    MPI_OK(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    PSL_MPI_OK(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
     if (st == PSL_OK && out[0] != -out[1])
         st = psl_error(PSL_ERR_INVALID_VALUE,
                        "%s: n_global differs across ranks (%lld to %lld)", who,

@@ -108,8 +108,8 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
     int rank = 0, p = 1;
     if (A)
         *A = NULL;
-    MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
+    PSL_MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    PSL_MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
 
     st = check_local(A, n_global, first_row, nrows, row_ptr, col_idx, values, diag_opt, offd_opt);
     if (st == PSL_OK) {
@@ -126,12 +126,12 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
         goto fail;
 
     int64_t mine[3] = {n_global, first_row, nrows};
-    MPI_OK(MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm), "MPI_Allgather");
+    PSL_MPI_OK(MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm), "MPI_Allgather");
     if ((st = check_blocks(all, p, M->starts)) != PSL_OK)
         goto fail;
 
     M->magic = PSL_DIST_MAGIC;
-    MPI_OK(MPI_Comm_dup(comm, &M->comm), "MPI_Comm_dup");
+    PSL_MPI_OK(MPI_Comm_dup(comm, &M->comm), "MPI_Comm_dup");
     M->rank = rank;
     M->nranks = p;
     M->n_global = n_global;
@@ -155,7 +155,7 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
         goto fail;
 
     int64_t nnz_local = M->nnz_d + M->nnz_o;
-    MPI_OK(MPI_Allreduce(&nnz_local, &M->nnz_global, 1, MPI_INT64_T, MPI_SUM, M->comm),
+    PSL_MPI_OK(MPI_Allreduce(&nnz_local, &M->nnz_global, 1, MPI_INT64_T, MPI_SUM, M->comm),
            "MPI_Allreduce");
     free(all);
     *A = M;

@@ -51,8 +51,8 @@ psl_status psl_dist_agree(MPI_Comm comm, psl_status local);
 /* PSL_ERR_MPI with the MPI error string, naming the call `what`. */
 psl_status psl_dist_mpi_error(int rc, const char *what);
 
-/* `MPI_OK(call, "what")`: a failing MPI call sets st and jumps to fail. */
-#define MPI_OK(call, what)                          \
+/* `PSL_MPI_OK(call, "what")`: a failing MPI call sets st and jumps to fail. */
+#define PSL_MPI_OK(call, what)                          \
     do {                                            \
         int psl_mpi_rc_ = (call);                   \
         if (psl_mpi_rc_ != MPI_SUCCESS) {           \

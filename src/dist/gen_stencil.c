@@ -50,8 +50,8 @@ psl_status psl_dist_generate_hpcg(psl_dist_matrix **A, MPI_Comm comm, int32_t nx
     double *v = NULL;
     if (A)
         *A = NULL;
-    MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
+    PSL_MPI_OK(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    PSL_MPI_OK(MPI_Comm_size(comm, &p), "MPI_Comm_size");
     psl_dist_process_grid(p, d);
     const int64_t nloc = (int64_t)nx * ny * nz;
     if (!A)

@@ -45,7 +45,7 @@ psl_status psl_dist_halo_plan(psl_dist_matrix *A)
         goto fail;
 
     /* how many entries each rank wants from this one */
-    MPI_OK(MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, A->comm), "MPI_Alltoall");
+    PSL_MPI_OK(MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, A->comm), "MPI_Alltoall");
     int64_t nsend = 0;
     for (int r = 0; r < p; r++) {
         rdispl[r + 1] = rdispl[r] + rcount[r];
@@ -79,7 +79,7 @@ psl_status psl_dist_halo_plan(psl_dist_matrix *A)
         goto fail;
 
     /* which entries: this rank's ghosts go to their owners, in garray order */
-    MPI_OK(MPI_Alltoallv(A->garray, rcount, rdispl, MPI_INT64_T, want, scount, sdispl,
+    PSL_MPI_OK(MPI_Alltoallv(A->garray, rcount, rdispl, MPI_INT64_T, want, scount, sdispl,
                          MPI_INT64_T, A->comm),
            "MPI_Alltoallv");
 

@@ -53,7 +53,7 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
     all = malloc((size_t)A->nranks * (size_t)(k + 1) * sizeof *all);
     if (!all) /* cannot take part: the others then fail in MPI, not hang silently */
         return psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
-    MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
+    PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
            "MPI_Allgather");
     for (int r = 0; r < A->nranks; r++) {
         psl_status sr = (psl_status)(int)all[(size_t)r * (k + 1) + k];
