@@ -144,12 +144,13 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
     if ((st = psl_dist_halo_plan(M)) != PSL_OK)
         goto fail;
 
-    /* SpMV buffers for the widest entry (FP64) */
+    /* SpMV buffers for the widest entry (FP64), the dot products' gather */
     int64_t nsend = M->plan.send_off[M->plan.nsend];
     M->send_buf = malloc(nsend > 0 ? (size_t)nsend * 8 : 1);
     M->ghost_buf = malloc(M->nghost > 0 ? (size_t)M->nghost * 8 : 1);
     M->reqs = malloc(((size_t)M->plan.nrecv + M->plan.nsend + 1) * sizeof *M->reqs);
-    if (!M->send_buf || !M->ghost_buf || !M->reqs)
+    M->dots_buf = malloc((size_t)p * (PSL_DIST_DOTS_MAX + 1) * sizeof *M->dots_buf);
+    if (!M->send_buf || !M->ghost_buf || !M->reqs || !M->dots_buf)
         st = psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory (halo buffers)", who);
     if ((st = psl_dist_agree(M->comm, st)) != PSL_OK)
         goto fail;

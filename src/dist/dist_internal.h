@@ -40,6 +40,7 @@ struct psl_dist_matrix {
     /* SpMV buffers, sized for 8-byte entries (any vector type) */
     unsigned char *send_buf, *ghost_buf;
     MPI_Request *reqs; /* nrecv + nsend */
+    double *dots_buf;  /* nranks * (PSL_DIST_DOTS_MAX + 1): psl_dist_dots's gather */
 };
 
 /* Agree on a status over comm: every rank returns the status of the lowest

@@ -54,6 +54,7 @@ void psl_dist_matrix_destroy(psl_dist_matrix **A)
         free(M->send_buf);
         free(M->ghost_buf);
         free(M->reqs);
+        free(M->dots_buf);
         if (M->comm != MPI_COMM_NULL)
             MPI_Comm_free(&M->comm);
         free(M);

@@ -10,7 +10,6 @@
 #include "codec/half.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static double entry(const void *v, int64_t i, psl_scalar t)
 {
@@ -28,7 +27,7 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
     PSL_TRY(psl_dist_check(A, who));
     psl_status st = PSL_OK;
     double mine[PSL_DIST_DOTS_MAX + 1] = {0};
-    double *all = NULL;
+    double *all = A->dots_buf; /* no allocation per call */
     if (k < 1 || k > PSL_DIST_DOTS_MAX) {
         st = psl_error(PSL_ERR_INVALID_VALUE, "%s: k = %d outside 1..%d", who, k,
                        PSL_DIST_DOTS_MAX);
@@ -50,9 +49,6 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
             mine[j] = s;
         }
     mine[k] = (double)st;
-    all = malloc((size_t)A->nranks * (size_t)(k + 1) * sizeof *all);
-    if (!all) /* cannot take part: the others then fail in MPI, not hang silently */
-        return psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
     PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
            "MPI_Allgather");
     for (int r = 0; r < A->nranks; r++) {
@@ -70,7 +66,6 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
         results[j] = s;
     }
 fail:
-    free(all);
     return st;
 }
 
