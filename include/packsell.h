@@ -65,6 +65,7 @@ typedef enum psl_status {
     PSL_ERR_CUDA = -24,           /* a CUDA runtime or cuSPARSE call failed */
     PSL_ERR_NOT_CONVERGED = -25,  /* a solve stopped at its iteration limit (result: residual) */
     PSL_ERR_BREAKDOWN = -26,      /* a solve broke down: p.Ap <= 0 (indefinite), NaN, stagnation */
+    PSL_ERR_MPI = -27,            /* an MPI call failed (distributed layer, packsell_mpi.h) */
     PSL_ERR_INTERNAL = -30        /* a bug in libpacksell: please report it */
 } psl_status;
 

@@ -28,6 +28,7 @@ static const char *const status_text[] = {
     [24] = "CUDA error",
     [25] = "the solver reached its iteration limit before the tolerance",
     [26] = "the solver broke down (not positive definite, NaN or stagnation)",
+    [27] = "an MPI call failed",
     [30] = "internal error in libpacksell (please report)",
 };
 

@@ -59,6 +59,15 @@ psl_status psl_gen_run(psl_gen_csr *out, int32_t nrows, int32_t ncols, const psl
 psl_status psl_gen_stencil(psl_gen_csr *out, int32_t nx, int32_t ny, int32_t nz, int box,
                            double diag, double beta);
 
+/* The stencil entries of grid point (ix, iy, iz) of an nx x ny x nz grid,
+ * as psl_gen_stencil makes its row: for each entry k the offset (sx, sy, sz)
+ * in off[3k..3k+2] and the value in val[k], in (sz, sy, sx) order (ascending
+ * columns in the natural numbering). Returns the count, at most 27. Shared
+ * with the distributed generator (src/dist), which numbers the points its
+ * own way. */
+int psl_gen_stencil_point(int64_t nx, int64_t ny, int64_t nz, int box, double diag, double beta,
+                          int64_t ix, int64_t iy, int64_t iz, int8_t *off, double *val);
+
 /* Random generators (random_gen.c); see spec.c for the definitions. */
 psl_status psl_gen_banded(psl_gen_csr *out, int32_t n, int64_t bw, int64_t k, uint64_t seed);
 psl_status psl_gen_powerlaw(psl_gen_csr *out, int32_t n, double avg, double alpha,

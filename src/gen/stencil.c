@@ -39,6 +39,38 @@ static int32_t stencil_count(const void *ctx, int32_t row)
     return s->box ? cx * cy * cz : cx + cy + cz - 2;
 }
 
+int psl_gen_stencil_point(int64_t nx, int64_t ny, int64_t nz, int box, double diag, double beta,
+                          int64_t ix, int64_t iy, int64_t iz, int8_t *off, double *val)
+{
+    int k = 0;
+    for (int sz = -1; sz <= 1; sz++) {
+        if (iz + sz < 0 || iz + sz >= nz)
+            continue;
+        for (int sy = -1; sy <= 1; sy++) {
+            if (iy + sy < 0 || iy + sy >= ny)
+                continue;
+            for (int sx = -1; sx <= 1; sx++) {
+                if (ix + sx < 0 || ix + sx >= nx)
+                    continue;
+                int far = (sx != 0) + (sy != 0) + (sz != 0);
+                if (!box && far > 1)
+                    continue;
+                double v = -1.0;
+                if (far == 0)
+                    v = diag;
+                else if (sx == 0 && sy == 0)
+                    v = sz < 0 ? -1.0 - beta : -1.0 + beta;
+                off[3 * k] = (int8_t)sx;
+                off[3 * k + 1] = (int8_t)sy;
+                off[3 * k + 2] = (int8_t)sz;
+                val[k] = v;
+                k++;
+            }
+        }
+    }
+    return k;
+}
+
 /* One row: neighbours in (sz, sy, sx) order, i.e. ascending columns. */
 static void stencil_fill(const void *ctx, int32_t row, int32_t *col, double *val, void *ws)
 {
@@ -46,30 +78,12 @@ static void stencil_fill(const void *ctx, int32_t row, int32_t *col, double *val
     int32_t ix, iy, iz;
     grid_point(s, row, &ix, &iy, &iz);
     int64_t plane = (int64_t)s->nx * s->ny;
-    int64_t k = 0;
-    for (int sz = -1; sz <= 1; sz++) {
-        if (iz + sz < 0 || iz + sz >= s->nz)
-            continue;
-        for (int sy = -1; sy <= 1; sy++) {
-            if (iy + sy < 0 || iy + sy >= s->ny)
-                continue;
-            for (int sx = -1; sx <= 1; sx++) {
-                if (ix + sx < 0 || ix + sx >= s->nx)
-                    continue;
-                int far = (sx != 0) + (sy != 0) + (sz != 0);
-                if (!s->box && far > 1)
-                    continue;
-                double v = -1.0;
-                if (far == 0)
-                    v = s->diag;
-                else if (sx == 0 && sy == 0)
-                    v = sz < 0 ? -1.0 - s->beta : -1.0 + s->beta;
-                col[k] = (int32_t)(row + sz * plane + sy * (int64_t)s->nx + sx);
-                val[k] = v;
-                k++;
-            }
-        }
-    }
+    int8_t off[3 * 27];
+    int k = psl_gen_stencil_point(s->nx, s->ny, s->nz, s->box, s->diag, s->beta, ix, iy, iz, off,
+                                  val);
+    for (int j = 0; j < k; j++)
+        col[j] = (int32_t)(row + off[3 * j + 2] * plane + off[3 * j + 1] * (int64_t)s->nx +
+                           off[3 * j]);
 }
 
 psl_status psl_gen_stencil(psl_gen_csr *out, int32_t nx, int32_t ny, int32_t nz, int box,

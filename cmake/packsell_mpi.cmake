@@ -1,0 +1,42 @@
+# packsell_mpi.cmake -- the distributed layer (src/dist, include/packsell_mpi.h)
+# as its own library, libpacksell_mpi (packsell + MPI), built when
+# PSL_WITH_MPI is ON, or AUTO and find_package(MPI) finds a C MPI. The core
+# libpacksell never links MPI. Sets PSL_HAVE_MPI for tests/ and the install.
+set(PSL_WITH_MPI AUTO CACHE STRING
+  "Distributed layer libpacksell_mpi: AUTO (when MPI is found), ON (required), OFF")
+set_property(CACHE PSL_WITH_MPI PROPERTY STRINGS AUTO ON OFF)
+
+set(PSL_HAVE_MPI OFF)
+if(NOT PSL_WITH_MPI STREQUAL "OFF")
+  if(PSL_WITH_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS C)
+  else()
+    find_package(MPI QUIET COMPONENTS C)
+  endif()
+  if(MPI_C_FOUND)
+    set(PSL_HAVE_MPI ON)
+  endif()
+endif()
+message(STATUS "packsell: distributed layer (MPI) ${PSL_HAVE_MPI}")
+
+if(PSL_HAVE_MPI)
+  file(GLOB PSL_DIST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/dist/*.c)
+  add_library(packsell_mpi SHARED ${PSL_DIST_SOURCES})
+  set_target_properties(packsell_mpi PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
+    EXPORT_NAME packsell_mpi)
+  target_include_directories(packsell_mpi PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # the library's internal headers (error reporting, allocation, half.h)
+  target_include_directories(packsell_mpi PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/src/core ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_compile_options(packsell_mpi PRIVATE ${PSL_C_WARNINGS})
+  target_link_libraries(packsell_mpi PUBLIC packsell_shared MPI::MPI_C)
+  add_library(packsell::packsell_mpi ALIAS packsell_mpi)
+  install(FILES include/packsell_mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(TARGETS packsell_mpi EXPORT packsellTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()

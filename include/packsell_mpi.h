@@ -1,0 +1,224 @@
+/*
+ * packsell_mpi.h -- the distributed layer of libpacksell (libpacksell_mpi):
+ * a square matrix whose rows are split in contiguous blocks over the ranks of
+ * an MPI communicator, its SpMV with the halo exchange overlapped, and the
+ * distributed dot products and CG built on them. Built when CMake finds MPI
+ * (option PSL_WITH_MPI); link packsell::packsell_mpi.
+ *
+ * Layout (the one PETSc's MPIAIJ and hypre's ParCSR use): rank r owns the
+ * global rows [first_row_r, first_row_r + nrows_r), blocks in rank order
+ * covering 0..n-1 (a rank may own no rows), and the same entries of x and y.
+ * Its rows are stored as two psl_matrix blocks:
+ *   A_d  nrows x nrows: the owned columns, local index col - first_row;
+ *   A_o  nrows x nghost: the other columns ("ghosts"), column k being global
+ *        column garray[k], garray the sorted unique ghost columns.
+ * Both can be in any format of packsell.h (CSR, SELL, PackSELL, CSR-k).
+ * Which ranks send which entries of x (the halo plan) is learned at creation
+ * by communication: each rank tells the owners of its ghosts which entries
+ * it needs (MPI_Alltoall of counts, MPI_Alltoallv of indices).
+ *
+ * Conventions beyond those of packsell.h:
+ *  - Every function taking an MPI_Comm or a psl_dist_matrix is collective
+ *    over that communicator: all its ranks call it, in the same order.
+ *  - psl_dist_balance_rows and psl_dist_matrix_create_csr agree on their
+ *    result: when any rank fails, every rank returns the same status, and
+ *    psl_last_error_message() names the first failing rank ("rank 2: ...").
+ *    The dot products and psl_dist_pcg do the same at no extra cost. In
+ *    psl_dist_spmv a rank with bad arguments still takes part in the halo
+ *    exchange (so no rank waits forever) and returns its error alone.
+ *  - An MPI call that fails gives PSL_ERR_MPI (with the communicator's
+ *    error handler set to MPI_ERRORS_RETURN; the default one aborts).
+ *  - The matrix keeps a duplicate of the communicator (MPI_Comm_dup): its
+ *    messages never mix with the caller's. Destroy it before MPI_Finalize.
+ *  - Results are deterministic: for a fixed number of ranks the same inputs
+ *    give the same bits, run after run; reductions sum the ranks' partial
+ *    results in rank order on every rank, so every rank gets the same bits.
+ */
+#ifndef PACKSELL_MPI_H
+#define PACKSELL_MPI_H
+
+#include <mpi.h>
+
+#include "packsell.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opaque distributed matrix handle. */
+typedef struct psl_dist_matrix psl_dist_matrix;
+
+/* Contiguous row blocks for the ranks of comm, in rank order: this rank's
+ * first row and row count. Collective.
+ *   comm       the communicator (every rank passes the same n_global)
+ *   n_global   number of rows, >= 0
+ *   row_ptr    NULL: balance by rows (rank r starts at floor(r n / p));
+ *              else the global row pointer (n_global+1 entries, the same on
+ *              every rank, non-decreasing): balance by nonzeros, rank r
+ *              starting at the first row i with
+ *              row_ptr[i] - row_ptr[0] >= floor(r nnz / p) (a rank may get
+ *              no rows, e.g. when one row holds most nonzeros)
+ *   first_row  receives this rank's first row (host memory)
+ *   nrows      receives this rank's row count
+ * Errors (every rank the same): PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE
+ * (n_global < 0 or different across ranks, row_ptr decreasing),
+ * PSL_ERR_SIZE_OVERFLOW (a block beyond int32 rows), PSL_ERR_MPI; outputs
+ * are then untouched. */
+psl_status psl_dist_balance_rows(MPI_Comm comm, int64_t n_global, const int64_t *row_ptr,
+                                 int64_t *first_row, int32_t *nrows);
+
+/* Create a distributed n_global x n_global matrix from each rank's rows.
+ * Collective; the arrays are copied (the caller keeps them).
+ *   A           receives the handle (NULL on error)
+ *   comm        the communicator (duplicated)
+ *   n_global    global rows and columns, >= 0, the same on every rank
+ *   first_row   this rank's first global row; the blocks must be contiguous
+ *               in rank order and cover 0..n_global-1 (checked collectively)
+ *   nrows       this rank's rows, >= 0
+ *   row_ptr     nrows+1 entries, 0-based, row_ptr[0] == 0, non-decreasing
+ *   col_idx     row_ptr[nrows] GLOBAL column indices in [0, n_global)
+ *   values      row_ptr[nrows] finite doubles
+ *   diag_opt    storage of A_d (psl_matrix_convert's options; NULL: FP64 CSR)
+ *   offd_opt    storage of A_o (NULL: FP64 CSR)
+ * Within a row, columns may come in any order and duplicates are summed (as
+ * psl_matrix_create_csr does). An explicit sigma permutation is refused
+ * (its products come out in stored row order). Errors (every rank the same):
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (sizes, blocks not contiguous
+ * or not covering the rows, n_global different across ranks, options),
+ * PSL_ERR_INVALID_MATRIX (row_ptr, a column out of range: named with its
+ * global row), PSL_ERR_NONFINITE, PSL_ERR_CODEC_OVERFLOW and the other
+ * errors of psl_matrix_create_csr and psl_matrix_convert, PSL_ERR_SIZE_OVERFLOW,
+ * PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI. */
+psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_t n_global,
+                                      int64_t first_row, int32_t nrows, const int64_t *row_ptr,
+                                      const int64_t *col_idx, const double *values,
+                                      const psl_convert_options *diag_opt,
+                                      const psl_convert_options *offd_opt);
+
+/* The 3D process grid of nranks ranks that the generators use: dims[0] x
+ * dims[1] x dims[2] = nranks with the smallest dims[0] + dims[1] + dims[2]
+ * (ties: the most ranks along z). Local. Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_VALUE (nranks < 1). */
+psl_status psl_dist_process_grid(int nranks, int dims[3]);
+
+/* HPCG's matrix (the 27-point box stencil, 26 on the diagonal, -1 off it)
+ * generated on each rank for its own rows, as HPCG does: each rank holds an
+ * nx x ny x nz box of the global (dims[0] nx) x (dims[1] ny) x (dims[2] nz)
+ * grid, dims = psl_dist_process_grid(ranks), rank r at box (r mod dims[0],
+ * (r / dims[0]) mod dims[1], r / (dims[0] dims[1])). Global rows are
+ * numbered rank by rank: rank r owns rows [r n_local, (r+1) n_local),
+ * n_local = nx ny nz, x fastest inside the box. beta != 0 gives the
+ * nonsymmetric HPGMP variant (-1-beta and -1+beta at the z neighbours, as
+ * psl_generate's hpgmp; HPGMP uses 0.5). Collective; storage as
+ * psl_dist_matrix_create_csr. Errors (every rank the same):
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (a size < 1, beta not
+ * finite), PSL_ERR_SIZE_OVERFLOW (n_local beyond int32),
+ * PSL_ERR_OUT_OF_MEMORY, and those of psl_dist_matrix_create_csr. */
+psl_status psl_dist_generate_hpcg(psl_dist_matrix **A, MPI_Comm comm, int32_t nx, int32_t ny,
+                                  int32_t nz, double beta, const psl_convert_options *diag_opt,
+                                  const psl_convert_options *offd_opt);
+
+/* Destroy a distributed matrix (frees its duplicate communicator) and set
+ * *A to NULL; NULL or *A == NULL: no-op. Collective. */
+void psl_dist_matrix_destroy(psl_dist_matrix **A);
+
+/* Statistics of a distributed matrix, this rank's view. */
+typedef struct psl_dist_info {
+    int32_t rank, nranks;     /* in the matrix's communicator */
+    int64_t n_global;         /* global rows and columns */
+    int64_t first_row;        /* this rank's first row */
+    int32_t nrows;            /* this rank's rows (= its entries of x and y) */
+    int64_t nnz_d, nnz_o;     /* entries of A_d and A_o (duplicates summed) */
+    int64_t nnz_global;       /* nnz_d + nnz_o summed over the ranks */
+    int32_t nghost;           /* ghost columns: entries of x received per SpMV */
+    int32_t recv_neighbors;   /* ranks this rank receives from */
+    int32_t send_neighbors;   /* ranks this rank sends to */
+    int64_t send_entries;     /* entries of x this rank sends per SpMV */
+    int64_t bytes_sent_fp64;  /* bytes sent per SpMV with FP64 vectors (8 per entry) */
+    int64_t bytes_sent_fp32;  /* ... FP32 vectors (4 per entry) */
+    int64_t bytes_sent_fp16;  /* ... FP16 vectors (2 per entry) */
+} psl_dist_info;
+
+/* This rank's statistics into *info. Local (no communication).
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE. */
+psl_status psl_dist_matrix_get_info(const psl_dist_matrix *A, psl_dist_info *info);
+
+/* Read-only views of this rank's blocks and ghost list, owned by A and valid
+ * until it is destroyed: *A_d (nrows x nrows), *A_o (nrows x nghost) and
+ * *garray (nghost sorted global columns; NULL when nghost == 0). Any output
+ * may be NULL. Local. Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE. */
+psl_status psl_dist_matrix_blocks(const psl_dist_matrix *A, const psl_matrix **A_d,
+                                  const psl_matrix **A_o, const int64_t **garray);
+
+/* y = alpha*A*x + beta*y over the ranks (beta == 0: y is not read). Each
+ * rank passes its nrows entries of x and y (host memory, vec_type PSL_FP64,
+ * PSL_FP32 or PSL_FP16, the same on every rank; x and y must not overlap).
+ * The ghost entries of x travel in vec_type. Steps: post the receives, pack
+ * and send, y = alpha A_d x + beta y (psl_spmv), wait, y += alpha A_o
+ * x_ghost (psl_spmv with beta 1): the exchange overlaps the A_d product.
+ * Each row sums its A_d part and then its A_o part, so the bits may differ
+ * from a serial product of the whole row (exact for integer values with
+ * exact sums); with FP16 vectors y is rounded to FP16 between the two. Collective; not for concurrent calls on one handle (it uses
+ * the handle's buffers). Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (vec_type), psl_spmv's errors, PSL_ERR_MPI. */
+psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, double beta,
+                         void *y, psl_scalar vec_type);
+
+/* Distributed dot products of vectors laid out as A's rows (nrows entries on
+ * each rank, host memory, vec_type FP64, FP32 or FP16): results[i] =
+ * sum over all rows of x[i][j] * y[i][j] for i < k, in ONE collective (the
+ * k partial sums of every rank gathered, then summed in rank order in FP64;
+ * each rank's partial sum is FP64 in row order). The same bits on every
+ * rank. Collective. k in 1..PSL_DIST_DOTS_MAX.
+ * Errors (every rank the same): PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (k, vec_type), PSL_ERR_MPI; results then untouched. */
+#define PSL_DIST_DOTS_MAX 16
+psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
+                         const void *const *y, psl_scalar vec_type, double *results);
+
+/* One distributed dot product (psl_dist_dots with k = 1). */
+psl_status psl_dist_dot(const psl_dist_matrix *A, const void *x, const void *y,
+                        psl_scalar vec_type, double *result);
+
+/* ||x||_2 over the ranks: sqrt of psl_dist_dot(x, x). */
+psl_status psl_dist_norm2(const psl_dist_matrix *A, const void *x, psl_scalar vec_type,
+                          double *result);
+
+/* Options of psl_dist_pcg. */
+typedef struct psl_dist_pcg_options {
+    double tol;          /* relative residual ||r||/||b|| to reach (default 1e-9), > 0 */
+    int32_t max_iters;   /* iteration limit (default 10000), >= 1 */
+    int32_t jacobi;      /* 1 (default): Jacobi preconditioner (A's diagonal, every
+                            entry > 0 and finite); 0: none */
+} psl_dist_pcg_options;
+
+void psl_dist_pcg_options_init(psl_dist_pcg_options *opt);
+
+/* What psl_dist_pcg did (the same on every rank). */
+typedef struct psl_dist_pcg_result {
+    int32_t iterations;      /* iterations run */
+    double relres;           /* true ||b - A x||_2 / ||b||_2 at the end */
+    double relres_recursive; /* the recursive residual's */
+} psl_dist_pcg_result;
+
+/* Preconditioned CG on a distributed SPD matrix, FP64 vectors: x (nrows
+ * entries on each rank, host memory) holds the initial guess and receives
+ * the solution of A x = b. Each iteration: one psl_dist_spmv, one
+ * psl_dist_dots of one pair (p.Ap) and one of two pairs (r.z and r.r,
+ * fused). Stops when the recursive residual is below tol (then the true
+ * residual is reported). b = 0 gives x = 0 at once. Collective.
+ * Returns PSL_OK when converged, PSL_ERR_NOT_CONVERGED at max_iters,
+ * PSL_ERR_BREAKDOWN when p.Ap <= 0 or a scalar is not finite (x holds the
+ * last iterate in those cases); PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (options, a Jacobi diagonal entry <= 0 or missing,
+ * named with its global row), PSL_ERR_NONFINITE (b), PSL_ERR_OUT_OF_MEMORY,
+ * PSL_ERR_MPI: x is then untouched. res may be NULL. Every rank returns the
+ * same status and result. */
+psl_status psl_dist_pcg(const psl_dist_matrix *A, const double *b, double *x,
+                        const psl_dist_pcg_options *opt, psl_dist_pcg_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PACKSELL_MPI_H */

@@ -1,0 +1,85 @@
+/*
+ * dist_internal.h -- the distributed matrix object (packsell_mpi.h) and the
+ * helpers the sources of src/dist share.
+ */
+#ifndef PSL_DIST_INTERNAL_H
+#define PSL_DIST_INTERNAL_H
+
+#include "packsell_mpi.h"
+#include "internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PSL_DIST_MAGIC 0x5453494450534cULL /* "LSPDIST" */
+
+/* The halo plan: who receives which ghosts from whom, who sends what. */
+typedef struct psl_halo_plan {
+    int32_t nrecv;         /* ranks received from */
+    int32_t *recv_rank;    /* nrecv ranks, ascending */
+    int32_t *recv_off;     /* nrecv+1 offsets into the ghost buffer (garray order) */
+    int32_t nsend;         /* ranks sent to */
+    int32_t *send_rank;    /* nsend ranks, ascending */
+    int64_t *send_off;     /* nsend+1 offsets into send_idx */
+    int32_t *send_idx;     /* local rows (entries of x) to send, per rank in turn */
+} psl_halo_plan;
+
+struct psl_dist_matrix {
+    uint64_t magic;
+    MPI_Comm comm; /* a duplicate of the caller's */
+    int rank, nranks;
+    int64_t n_global, first_row;
+    int32_t nrows;
+    int64_t *starts;   /* nranks+1 first rows of the blocks */
+    psl_matrix *A_d, *A_o;
+    int32_t nghost;
+    int64_t *garray;   /* nghost sorted global ghost columns */
+    int64_t nnz_d, nnz_o, nnz_global;
+    double *diag;      /* nrows diagonal entries (0 where absent), for Jacobi */
+    psl_halo_plan plan;
+    /* SpMV buffers, sized for 8-byte entries (any vector type) */
+    unsigned char *send_buf, *ghost_buf;
+    MPI_Request *reqs; /* nrecv + nsend */
+    double *dots_buf;  /* nranks * (PSL_DIST_DOTS_MAX + 1): psl_dist_dots's gather */
+};
+
+/* Agree on a status over comm: every rank returns the status of the lowest
+ * failing rank (PSL_OK if none); the other ranks' last error then carries
+ * that rank's message, prefixed "rank R: ". Two small collectives when some
+ * rank failed, one otherwise. An MPI failure gives PSL_ERR_MPI locally. */
+psl_status psl_dist_agree(MPI_Comm comm, psl_status local);
+
+/* PSL_ERR_MPI with the MPI error string, naming the call `what`. */
+psl_status psl_dist_mpi_error(int rc, const char *what);
+
+/* `PSL_MPI_OK(call, "what")`: a failing MPI call sets st and jumps to fail. */
+#define PSL_MPI_OK(call, what)                          \
+    do {                                            \
+        int psl_mpi_rc_ = (call);                   \
+        if (psl_mpi_rc_ != MPI_SUCCESS) {           \
+            st = psl_dist_mpi_error(psl_mpi_rc_, what); \
+            goto fail;                              \
+        }                                           \
+    } while (0)
+
+/* Handle check: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE naming who. */
+psl_status psl_dist_check(const psl_dist_matrix *A, const char *who);
+
+/* Bytes of one vector entry of type t (FP64, FP32, FP16), 0 for others. */
+int psl_dist_vec_size(psl_scalar t);
+
+/* Split this rank's rows (global columns) into A_d and A_o with garray and
+ * the diagonal (split.c). Local; fills A->A_d, A_o, nghost, garray, diag,
+ * nnz_d, nnz_o. */
+psl_status psl_dist_split(psl_dist_matrix *A, const int64_t *row_ptr, const int64_t *col_idx,
+                          const double *values, const psl_convert_options *diag_opt,
+                          const psl_convert_options *offd_opt);
+
+/* Build the halo plan from garray by communication (halo_plan.c):
+ * collective, every rank gets the same status. */
+psl_status psl_dist_halo_plan(psl_dist_matrix *A);
+
+/* Free the plan's arrays (NULL-safe). */
+void psl_dist_halo_plan_free(psl_halo_plan *p);
+
+#endif /* PSL_DIST_INTERNAL_H */
