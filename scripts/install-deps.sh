@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh -- installs what the build needs when the machine lacks it
 # (Debian/Ubuntu packages): a C11 compiler with OpenMP, CMake >= 3.18, make,
-# zlib headers, pkg-config. CUDA is optional: the build uses nvcc when it is
+# zlib headers, pkg-config; Open MPI and PETSc (petsc-dev) for the PETSc
+# plugin. CUDA is optional: the build uses nvcc when it is
 # on PATH (or in /usr/local/cuda/bin) and builds without it otherwise.
 set -euo pipefail
 need=()
@@ -10,6 +11,10 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# MPI and PETSc (Debian 12: Open MPI 4.1, PETSc 3.18): the PETSc matrix types
+command -v mpiexec >/dev/null 2>&1 || need+=(openmpi-bin)
+command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev)
+[ -d /usr/lib/petsc/lib/pkgconfig ] || need+=(petsc-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}"
   SUDO=""
