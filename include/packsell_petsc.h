@@ -30,6 +30,7 @@
 #define PACKSELL_PETSC_H
 
 #include <petscmat.h>
+#include <petscpc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,8 +40,18 @@ extern "C" {
 #define MATMPIPACKSELL "mpipacksell"
 #define MATPACKSELL "packsell"
 
+/* The preconditioner packsell (-pc_type packsell): on each process, a fixed
+ * number of our CG (or GMRES) iterations with Jacobi on the process's
+ * diagonal block, stored in PackSELL E8M14 (IO-CG's inner solve; block
+ * Jacobi across processes). It changes with its input: use it under a
+ * flexible KSP (KSPFCG, KSPFGMRES). Options, read at PCSetUp:
+ *   -pc_packsell_iters M (default 8), -pc_packsell_method cg|gmres (cg),
+ *   -pc_packsell_format / -pc_packsell_values (as -mat_packsell_*; default
+ *   packsell e8m14). */
+#define PCPACKSELL "packsell"
+
 /* Register the three matrix types with MatRegister (and the root name
- * packsell). Call after PetscInitialize; calling again is a no-op. */
+ * packsell) and the preconditioner packsell with PCRegister. Call after PetscInitialize; calling again is a no-op. */
 PETSC_EXTERN PetscErrorCode PslPetscRegister(void);
 
 /* The same, under the name PETSc calls when it loads the library as a

@@ -481,6 +481,82 @@ static PetscErrorCode test_value_changes(void)
     PetscFunctionReturn(0);
 }
 
+/* The preconditioner packsell under KSPFCG (SPD Laplacians, CG inner) and
+ * KSPFGMRES (nonsymmetric, GMRES inner), on aij and mpipacksell: converges
+ * to the solution in fewer outer iterations than Jacobi CG/GMRES took;
+ * a bad -pc_packsell_method is a PETSc error. */
+static PetscErrorCode test_pc(void)
+{
+    const Problem probs[] = {{0, 40}, {1, 14}, {2, 30}};
+    const KSPType kts[] = {KSPFCG, KSPFCG, KSPFGMRES};
+    const char *inner[] = {"cg", "cg", "gmres"};
+    PetscMPIInt size;
+
+    PetscFunctionBeginUser;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    for (int q = 0; q < 3; q++)
+        for (int t = 0; t < 2; t++) {
+            Mat A;
+            KSP ksp;
+            PC pc;
+            Vec b, x, one;
+            PetscInt its, its_jac;
+            KSPConvergedReason reason;
+            double err;
+            PetscCall(build(&probs[q], t ? MATMPIPACKSELL : MATAIJ, PETSC_FALSE, &A));
+            PetscCall(solve(A, q == 2 ? KSPGMRES : KSPCG, &its_jac, &err));
+            PetscCall(setopt("-pc_packsell_method", inner[q]));
+            PetscCall(MatCreateVecs(A, &x, &b));
+            PetscCall(VecDuplicate(x, &one));
+            PetscCall(VecSet(one, 1.0));
+            PetscCall(MatMult(A, one, b));
+            PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+            PetscCall(KSPSetOperators(ksp, A, A));
+            PetscCall(KSPSetType(ksp, kts[q]));
+            PetscCall(KSPGetPC(ksp, &pc));
+            PetscCall(PCSetType(pc, PCPACKSELL));
+            PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+            PetscCall(KSPSolve(ksp, b, x));
+            PetscCall(KSPGetIterationNumber(ksp, &its));
+            PetscCall(KSPGetConvergedReason(ksp, &reason));
+            PetscCall(VecAXPY(x, -1.0, one));
+            PetscCall(VecNorm(x, NORM_INFINITY, &err));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "np %d %s + pc packsell (%s) kind %d on %s: %d its (Jacobi %d)\n",
+                                  size, kts[q], inner[q], probs[q].kind, t ? "mpipacksell" : "aij", (int)its,
+                                  (int)its_jac));
+            CHECK(reason > 0, "pc packsell kind %d: no convergence (reason %d)", probs[q].kind, (int)reason);
+            CHECK(its < its_jac, "pc packsell kind %d: %d iterations, not fewer than Jacobi's %d", probs[q].kind,
+                  (int)its, (int)its_jac);
+            CHECK(err < 1e-6, "pc packsell kind %d: solution error %g", probs[q].kind, err);
+            PetscCall(KSPDestroy(&ksp));
+            PetscCall(VecDestroy(&x));
+            PetscCall(VecDestroy(&b));
+            PetscCall(VecDestroy(&one));
+            PetscCall(MatDestroy(&A));
+        }
+    { /* a bad option: an error from KSPSetUp */
+        const Problem p = {0, 6};
+        Mat A;
+        KSP ksp;
+        PC pc;
+        PetscErrorCode ierr;
+        PetscCall(build(&p, MATAIJ, PETSC_FALSE, &A));
+        PetscCall(setopt("-pc_packsell_method", "bogus"));
+        PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+        PetscCall(KSPSetOperators(ksp, A, A));
+        PetscCall(KSPGetPC(ksp, &pc));
+        PetscCall(PCSetType(pc, PCPACKSELL));
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ierr = KSPSetUp(ksp);
+        PetscCall(PetscPopErrorHandler());
+        CHECK(ierr != 0, "-pc_packsell_method bogus was accepted");
+        PetscCall(KSPDestroy(&ksp));
+        PetscCall(MatDestroy(&A));
+    }
+    PetscCall(setopt("-pc_packsell_method", NULL));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     int total = 0;
@@ -493,6 +569,7 @@ int main(int argc, char **argv)
     PetscCall(test_from_options());
     PetscCall(test_bad_options());
     PetscCall(test_value_changes());
+    PetscCall(test_pc());
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d failure(s)\n", total ? "FAILED" : "passed", total));
     PetscCall(PetscFinalize());

@@ -5,6 +5,7 @@
 #define PSL_PETSC_IMPL_H
 
 #include <petsc/private/matimpl.h>
+#include <petscpc.h>
 #include "packsell.h"
 #include "packsell_petsc.h"
 
@@ -64,5 +65,6 @@ PETSC_INTERN PetscErrorCode PslSeqSetOptions(Mat A, const psl_convert_options *o
 PETSC_INTERN PetscErrorCode MatCreate_SeqPackSELL(Mat A);
 PETSC_INTERN PetscErrorCode MatCreate_MPIPackSELL(Mat A);
 PETSC_INTERN PetscErrorCode MatCreate_PackSELL(Mat A);
+PETSC_INTERN PetscErrorCode PCCreate_PackSELL(PC pc);
 
 #endif

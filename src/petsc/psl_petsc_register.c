@@ -1,5 +1,6 @@
 /* psl_petsc_register.c -- registers seqpacksell, mpipacksell and packsell
- * (seq on one process, mpi otherwise) with PETSc's matrix type list. */
+ * (seq on one process, mpi otherwise) with PETSc's matrix type list, and
+ * the preconditioner packsell with its PC list. */
 #include "psl_petsc_impl.h"
 
 /* packsell: the type for the communicator's size, as aij does. */
@@ -30,6 +31,7 @@ PetscErrorCode PslPetscRegister(void)
     PetscCall(MatRegister(MATMPIPACKSELL, MatCreate_MPIPackSELL));
     PetscCall(MatRegister(MATPACKSELL, MatCreate_PackSELL));
     PetscCall(MatRegisterRootName(MATPACKSELL, MATSEQPACKSELL, MATMPIPACKSELL));
+    PetscCall(PCRegister(PCPACKSELL, PCCreate_PackSELL));
     PetscCall(PetscRegisterFinalize(Forget));
     registered = PETSC_TRUE;
     PetscFunctionReturn(PSL_PETSC_OK);
