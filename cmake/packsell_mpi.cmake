@@ -23,7 +23,7 @@ if(PSL_HAVE_MPI)
   file(GLOB PSL_DIST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/dist/*.c)
   add_library(packsell_mpi SHARED ${PSL_DIST_SOURCES})
   set_target_properties(packsell_mpi PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
-    EXPORT_NAME packsell_mpi)
+    EXPORT_NAME packsell_mpi INSTALL_RPATH "$ORIGIN")  # finds libpacksell beside it
   target_include_directories(packsell_mpi PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

@@ -30,7 +30,9 @@ message(STATUS "packsell: PETSc plugin ${PSL_HAVE_PETSC} ${PSL_PETSC_VERSION}")
 if(PSL_HAVE_PETSC)
   file(GLOB PSL_PETSC_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/petsc/*.c)
   add_library(packsell_petsc SHARED ${PSL_PETSC_SOURCES})
-  set_target_properties(packsell_petsc PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0)
+  # INSTALL_RPATH $ORIGIN: loaded by PETSc (-dll_append) it finds libpacksell beside it
+  set_target_properties(packsell_petsc PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
+    INSTALL_RPATH "$ORIGIN")
   target_compile_options(packsell_petsc PRIVATE ${PSL_C_WARNINGS})
   target_include_directories(packsell_petsc PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
