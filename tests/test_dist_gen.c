@@ -7,12 +7,10 @@
  * the process grid is a factorisation of minimal sum. Run by mpiexec on
  * 1..4 ranks (tests/CMakeLists.txt).
  */
-#include "harness.h"
+#include "mpi_harness.h"
 #include "packsell_mpi.h"
 
 #include <stdint.h>
-
-static int g_rank, g_size;
 
 TEST(process_grid_minimal)
 {
@@ -182,17 +180,4 @@ static const psl_test_case tests[] = {
     {"hpcg_bad_size_same_error", hpcg_bad_size_same_error},
 };
 
-PSL_TEST_MAIN_AS(run_tests, tests)
-
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (g_rank > 0) /* one rank's summary; failures print on every rank (stderr) */
-        if (!freopen("/dev/null", "w", stdout))
-            return 1;
-    int rc = run_tests(argc, argv);
-    MPI_Finalize();
-    return rc;
-}
+PSL_MPI_TEST_MAIN(tests)
