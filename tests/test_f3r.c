@@ -494,6 +494,19 @@ static const char *variant_name(psl_f3r_variant v)
     return v == PSL_F3R_FP64 ? "FP64-F3R" : v == PSL_F3R_FP16 ? "FP16-F3R" : "PackSELL-F3R";
 }
 
+/* F3R variant v with SD-AINV on a matrix scaled here (the solve's own
+ * scaling off), the other settings the defaults. */
+static psl_solve_config f3r_scaled_config(psl_f3r_variant v)
+{
+    psl_solve_config c;
+    psl_solve_config_init(&c);
+    c.method = PSL_SOLVE_F3R;
+    c.precond = PSL_PRECOND_SDAINV;
+    c.scale = 0;
+    c.f3r.variant = v;
+    return c;
+}
+
 /* Every variant reaches 1e-9 on the symmetrically scaled A (scaled here and
  * solved as given) by the residual computed here. */
 static void f3r_converges(const char *name, const psl_matrix *A0)
@@ -505,12 +518,7 @@ static void f3r_converges(const char *name, const psl_matrix *A0)
     csr_ref R = view(A);
     double *b = make_b(R.n, 31), *x = calloc((size_t)R.n, sizeof *x);
     for (int v = PSL_F3R_FP64; v <= PSL_F3R_PACKSELL; v++) {
-        psl_solve_config c;
-        psl_solve_config_init(&c);
-        c.method = PSL_SOLVE_F3R;
-        c.precond = PSL_PRECOND_SDAINV;
-        c.scale = 0;
-        c.f3r.variant = (psl_f3r_variant)v;
+        psl_solve_config c = f3r_scaled_config((psl_f3r_variant)v);
         c.solver.max_iters = 2000;
         psl_solve_report rep;
         memset(x, 0, (size_t)R.n * sizeof *x);
@@ -574,12 +582,7 @@ TEST(f3r_fp16_overflow_reported)
     csr_ref R = view(B);
     double *b = make_b(R.n, 4), *x = malloc((size_t)R.n * sizeof *x);
     for (int v = PSL_F3R_FP64; v <= PSL_F3R_PACKSELL; v++) {
-        psl_solve_config c;
-        psl_solve_config_init(&c);
-        c.method = PSL_SOLVE_F3R;
-        c.precond = PSL_PRECOND_SDAINV;
-        c.scale = 0;
-        c.f3r.variant = (psl_f3r_variant)v;
+        psl_solve_config c = f3r_scaled_config((psl_f3r_variant)v);
         for (int i = 0; i < R.n; i++)
             x[i] = 0.25;
         psl_status st = psl_solve(B, b, x, &c, NULL);
@@ -625,12 +628,7 @@ TEST(f3r_fp16_vector_overflow_reported)
     csr_ref R = view(A);
     double *b = make_b(R.n, 5), *x = calloc((size_t)R.n, sizeof *x);
     for (int v = PSL_F3R_FP64; v <= PSL_F3R_PACKSELL; v++) {
-        psl_solve_config c;
-        psl_solve_config_init(&c);
-        c.method = PSL_SOLVE_F3R;
-        c.precond = PSL_PRECOND_SDAINV;
-        c.scale = 0;
-        c.f3r.variant = (psl_f3r_variant)v;
+        psl_solve_config c = f3r_scaled_config((psl_f3r_variant)v);
         c.solver.max_iters = 200;
         psl_solve_report rep;
         memset(&rep, 0, sizeof rep);
@@ -693,12 +691,8 @@ TEST(f3r_codec_auto)
     } runs[] = {{PSL_F3R_FP64, {0, 0}}, {PSL_F3R_PACKSELL, {0, 0}}, {PSL_F3R_PACKSELL, {5, 10}}};
     int outer[3];
     for (int k = 0; k < 3; k++) {
-        psl_solve_config_init(&c);
-        c.method = PSL_SOLVE_F3R;
-        c.precond = PSL_PRECOND_SDAINV;
+        c = f3r_scaled_config(runs[k].v);
         c.solver.max_iters = 1000;
-        c.scale = 0;
-        c.f3r.variant = runs[k].v;
         c.f3r.codec = runs[k].codec;
         memset(x, 0, (size_t)R.n * sizeof *x);
         if (k == 2) { /* FP16 needs >= 4x E8M14's steps: stopped before (a third of the time) */
