@@ -217,6 +217,113 @@ typedef struct psl_dist_pcg_result {
 psl_status psl_dist_pcg(const psl_dist_matrix *A, const double *b, double *x,
                         const psl_dist_pcg_options *opt, psl_dist_pcg_result *res);
 
+
+/* ------------------------------------------------------------- timings */
+
+/* Seconds (MPI_Wtime) this rank spent in the phases of its distributed
+ * SpMVs and reductions while timing was on, since the last reset. */
+typedef struct psl_dist_timings {
+    int64_t spmvs;    /* SpMVs timed */
+    double pack_s;    /* posting the receives, gathering and sending the entries
+                         of x the other ranks need (device: the gather kernel
+                         and the copy to the host buffer) */
+    double local_s;   /* y = alpha A_d x + beta y, the product the exchange overlaps */
+    double wait_s;    /* waiting for the halo after the A_d product */
+    double remote_s;  /* y += alpha A_o x_ghost (device: with the ghosts' upload) */
+    int64_t reductions; /* reductions timed (psl_dist_dots, the solver layer's sums) */
+    double reduce_s;  /* in those reductions */
+} psl_dist_timings;
+
+/* Turn timing of A's SpMVs and reductions on (on != 0) or off (the
+ * default). Timing a device SpMV synchronizes its stream between phases, so
+ * that each phase is seen alone: a timed SpMV overlaps less. Local.
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE. */
+psl_status psl_dist_matrix_set_timing(psl_dist_matrix *A, int on);
+
+/* This rank's timings into *t (may be NULL), then zeroed when reset != 0.
+ * Local. Errors: PSL_ERR_NULL_POINTER (A), PSL_ERR_INVALID_HANDLE. */
+psl_status psl_dist_matrix_timings(psl_dist_matrix *A, psl_dist_timings *t, int reset);
+
+
+/* ------------------------------------------------------------- GPUs */
+
+/* How the halo of a device-resident distributed matrix travels. */
+typedef enum psl_dist_transport {
+    PSL_DIST_TRANSPORT_AUTO = 0,       /* NCCL when built with it and every rank has
+                                          a GPU of its own; else CUDA-aware MPI when
+                                          the MPI reports it; else host-staged */
+    PSL_DIST_TRANSPORT_HOST = 1,       /* device -> pinned host buffers -> MPI -> device */
+    PSL_DIST_TRANSPORT_CUDA_AWARE = 2, /* MPI on the device buffers */
+    PSL_DIST_TRANSPORT_NCCL = 3        /* grouped ncclSend/ncclRecv, ncclAllReduce */
+} psl_dist_transport;
+
+/* Copy A's blocks and halo plan to a CUDA device so that psl_dist_dspmv and
+ * the distributed operator on a CUDA executor can run there. device >= 0:
+ * that device; -1: the node-local rank modulo the node's device count (one
+ * rank per GPU). `stream`: a cudaStream_t as void* (NULL: the legacy
+ * default stream), used for the copies. Collective (the transport is
+ * agreed over the ranks). Calling it again replaces the device copy.
+ * Errors (every rank the same): PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (device, transport), PSL_ERR_NOT_SUPPORTED (a build
+ * without CUDA, or the transport not built or not available: NCCL with two
+ * ranks on one GPU), PSL_ERR_CUDA, PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI. */
+psl_status psl_dist_matrix_upload(psl_dist_matrix *A, int device, psl_dist_transport transport,
+                                  void *stream);
+
+/* The device and transport of A's device copy (device -1 and
+ * PSL_DIST_TRANSPORT_AUTO when it has none); outputs may be NULL. Local. */
+psl_status psl_dist_matrix_device(const psl_dist_matrix *A, int *device,
+                                  psl_dist_transport *transport);
+
+/* psl_dist_spmv on device vectors (this rank's nrows entries of x and y in
+ * device memory of A's device copy, vec_type FP64, FP32 or FP16), queued on
+ * `stream`; returns when the halo has arrived and the A_o product is queued
+ * (the host waits for the exchange, the device only for its own work). Same
+ * steps and bits as psl_dist_spmv with psl_dspmv's products. Collective.
+ * Errors: as psl_dist_spmv; PSL_ERR_INVALID_VALUE when A has no device copy;
+ * PSL_ERR_CUDA. */
+psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_x, double beta,
+                          void *d_y, psl_scalar vec_type, void *stream);
+
+/* d_vals[i] = the sum over the ranks of d_vals[i], i < k (k in
+ * 1..PSL_DIST_DOTS_MAX), for k doubles in device memory, on `stream`: the
+ * rank-order sum of psl_dist_dots through the host, or ncclAllReduce with
+ * the NCCL transport (deterministic for a fixed number of ranks). Same
+ * value on every rank. Collective. Errors: as psl_dist_dspmv. */
+psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, void *stream);
+
+/* ------------------------------------------------------------- solvers */
+
+/* Make the reductions of the solver layer on executor ex sums over A's
+ * ranks: each dot product and norm that a solver (psl_solver_solve),
+ * psl_vec_dot or psl_vec_norm2 computes on ex becomes this rank's partial
+ * sum, summed over the ranks as psl_dist_dots does (one collective per
+ * group of dots computed together); the breakdown checks then look at the
+ * sums. Every operation on ex that reduces is then collective over A's
+ * communicator. A must outlive ex's use; NULL detaches. A CUDA executor
+ * needs A's device copy on its device (psl_dist_matrix_upload). Local.
+ * Errors: PSL_ERR_NULL_POINTER (ex), PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (a CUDA executor and no device copy on its device). */
+psl_status psl_dist_exec_attach(psl_exec *ex, const psl_dist_matrix *A);
+
+/* An operator applying A over the ranks to vectors of vec_type (this rank's
+ * nrows entries in ex's memory): psl_dist_spmv on a CPU executor,
+ * psl_dist_dspmv on a CUDA one (A uploaded to its device). A view: A must
+ * outlive it. Applying it is collective. With psl_dist_exec_attach(ex, A)
+ * the solvers of packsell.h run on it unchanged. Errors:
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE, PSL_ERR_INVALID_VALUE
+ * (vec_type, no device copy on ex's device), PSL_ERR_OUT_OF_MEMORY. */
+psl_status psl_dist_op_create(psl_op **op, psl_exec *ex, const psl_dist_matrix *A,
+                              psl_scalar vec_type);
+
+/* Jacobi over the ranks: y = alpha D^-1 x + beta y with D this rank's rows'
+ * diagonal entries of A (every one > 0 and finite: else
+ * PSL_ERR_INVALID_VALUE naming the global row, on every rank), in vectors
+ * of vec_type on ex. No communication when applied. Collective (the check
+ * is agreed). Errors as psl_dist_op_create. */
+psl_status psl_dist_precond_jacobi(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
+                                   psl_scalar vec_type);
+
 #ifdef __cplusplus
 }
 #endif

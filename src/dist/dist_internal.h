@@ -41,6 +41,8 @@ struct psl_dist_matrix {
     unsigned char *send_buf, *ghost_buf;
     MPI_Request *reqs; /* nrecv + nsend */
     double *dots_buf;  /* nranks * (PSL_DIST_DOTS_MAX + 1): psl_dist_dots's gather */
+    int timing;        /* psl_dist_matrix_set_timing */
+    psl_dist_timings tm;
 };
 
 /* Agree on a status over comm: every rank returns the status of the lowest

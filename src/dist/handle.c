@@ -1,6 +1,6 @@
 /*
  * handle.c -- the distributed matrix's handle: checks, destroy, statistics
- * and the views of its blocks.
+ * the views of its blocks and the phase timings.
  */
 #include "dist/dist_internal.h"
 
@@ -98,5 +98,22 @@ psl_status psl_dist_matrix_blocks(const psl_dist_matrix *A, const psl_matrix **A
         *A_o = A->A_o;
     if (garray)
         *garray = A->nghost ? A->garray : NULL;
+    return PSL_OK;
+}
+
+psl_status psl_dist_matrix_set_timing(psl_dist_matrix *A, int on)
+{
+    PSL_TRY(psl_dist_check(A, "psl_dist_matrix_set_timing"));
+    A->timing = on != 0;
+    return PSL_OK;
+}
+
+psl_status psl_dist_matrix_timings(psl_dist_matrix *A, psl_dist_timings *t, int reset)
+{
+    PSL_TRY(psl_dist_check(A, "psl_dist_matrix_timings"));
+    if (t)
+        *t = A->tm;
+    if (reset)
+        A->tm = (psl_dist_timings){0};
     return PSL_OK;
 }

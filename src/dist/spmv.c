@@ -42,6 +42,8 @@ psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, 
     /* A rank with bad arguments still exchanges (zeros) so that no rank
      * waits forever; only its product is skipped. */
     int es = esize ? esize : 8;
+    psl_dist_timings *tm = (psl_dist_timings *)&A->tm; /* the handle's counters */
+    double t0 = A->timing ? MPI_Wtime() : 0.0, t1 = 0.0;
     const psl_halo_plan *pl = &A->plan;
     MPI_Request *req = A->reqs;
     int nreq = 0, rc = MPI_SUCCESS;
@@ -62,12 +64,20 @@ psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, 
     }
     if (rc != MPI_SUCCESS && st == PSL_OK)
         st = psl_dist_mpi_error(rc, "MPI_Irecv/MPI_Isend (halo)");
+    if (A->timing)
+        t1 = MPI_Wtime(), tm->pack_s += t1 - t0, t0 = t1;
     if (st == PSL_OK && A->nrows > 0)
         st = psl_spmv(alpha, A->A_d, x, beta, y, vec_type);
+    if (A->timing)
+        t1 = MPI_Wtime(), tm->local_s += t1 - t0, t0 = t1;
     rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS && st == PSL_OK)
         st = psl_dist_mpi_error(rc, "MPI_Waitall (halo)");
+    if (A->timing)
+        t1 = MPI_Wtime(), tm->wait_s += t1 - t0, t0 = t1;
     if (st == PSL_OK && A->nghost > 0)
         st = psl_spmv(alpha, A->A_o, A->ghost_buf, 1.0, y, vec_type);
+    if (A->timing)
+        tm->remote_s += MPI_Wtime() - t0, tm->spmvs++;
     return st;
 }

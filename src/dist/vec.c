@@ -49,8 +49,14 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
             mine[j] = s;
         }
     mine[k] = (double)st;
+    double t0 = A->timing ? MPI_Wtime() : 0.0;
     PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
            "MPI_Allgather");
+    if (A->timing) {
+        psl_dist_timings *tm = (psl_dist_timings *)&A->tm;
+        tm->reduce_s += MPI_Wtime() - t0;
+        tm->reductions++;
+    }
     for (int r = 0; r < A->nranks; r++) {
         psl_status sr = (psl_status)(int)all[(size_t)r * (k + 1) + k];
         if (sr != PSL_OK) {
