@@ -48,6 +48,8 @@ psl_status psl_dist_exec_attach(psl_exec *ex, const psl_dist_matrix *A)
         return psl_exec_set_reduce(ex, NULL, NULL);
     PSL_TRY(psl_dist_check(A, who));
     PSL_TRY(check_device(ex, A, who));
+    if (A->nranks == 1) /* the sum over one rank is its own: nothing to install */
+        return psl_exec_set_reduce(ex, NULL, NULL);
     return psl_exec_set_reduce(ex, dist_reduce, (void *)A);
 }
 
