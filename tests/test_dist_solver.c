@@ -4,7 +4,8 @@
  * psl_dist_precond_jacobi) against serial references: Jacobi-PCG against a
  * textbook PCG written here (iterations and solution), FGMRES and IO-CG
  * against the same solvers on the whole matrix in one process (iterations
- * equal at every rank count), bit-equal reruns, a rank with no rows, a
+ * equal at every rank count; FGMRES's dots of a step in one reduction),
+ * bit-equal reruns, a rank with no rows, a
  * breakdown that only the global sum shows (p.Ap = 0 from partial sums of
  * opposite signs), and bad input failing alike on every rank. Run by
  * mpiexec on 1..4 ranks (cmake/packsell_mpi_tests.cmake).
@@ -258,11 +259,26 @@ TEST(fgmres_and_iocg_iterations_equal_serial)
             st = psl_solver_create(&d.s, method, d.op, io ? psl_solver_op(d.inner) : d.M, &opt);
         CHECK_OK(st);
         psl_solve_result res = {0};
+        psl_dist_matrix_set_timing(d.A, 1);
         if (st == PSL_OK)
             CHECK_OK(psl_solver_solve(d.s, d.b, d.x, &res));
         CHECK(iters_everywhere(res.iterations, sres.iterations));
         CHECK(res.relres < 1e-9);
         CHECK(max_diff(&d, xs) < 1e-6);
+        psl_dist_timings tm;
+        psl_dist_matrix_timings(d.A, &tm, 1);
+        if (!io && g_size > 1) {
+            /* an Arnoldi step sums its Gram-Schmidt dots in one reduction and
+             * the new vector's norm in another; each cycle adds two (its
+             * start's norm, its true residual's); b's norm one */
+            int cycles = (res.iterations + opt.restart - 1) / opt.restart;
+            CHECK_MSG(tm.reductions <= 2 * (int64_t)res.iterations + 2 * cycles + 2,
+                      "FGMRES: %lld reductions for %d Arnoldi steps in %d cycles",
+                      (long long)tm.reductions, res.iterations, cycles);
+            if (g_rank == 0)
+                printf("  FGMRES(%d): %d steps, %lld reductions\n", opt.restart, res.iterations,
+                       (long long)tm.reductions);
+        }
         if (io)
             CHECK(res.inner_iterations == sres.inner_iterations);
         dsolve_free(&d);

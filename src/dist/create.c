@@ -149,8 +149,9 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
     M->send_buf = malloc(nsend > 0 ? (size_t)nsend * 8 : 1);
     M->ghost_buf = malloc(M->nghost > 0 ? (size_t)M->nghost * 8 : 1);
     M->reqs = malloc(((size_t)M->plan.nrecv + M->plan.nsend + 1) * sizeof *M->reqs);
-    M->dots_buf = malloc((size_t)p * (PSL_DIST_DOTS_MAX + 1) * sizeof *M->dots_buf);
-    if (!M->send_buf || !M->ghost_buf || !M->reqs || !M->dots_buf)
+    M->dots_buf = malloc((size_t)p * (PSL_DIST_SUM_MAX + 1) * sizeof *M->dots_buf);
+    M->sum_mine = malloc((PSL_DIST_SUM_MAX + 1) * sizeof *M->sum_mine);
+    if (!M->send_buf || !M->ghost_buf || !M->reqs || !M->dots_buf || !M->sum_mine)
         st = psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory (halo buffers)", who);
     if ((st = psl_dist_agree(M->comm, st)) != PSL_OK)
         goto fail;

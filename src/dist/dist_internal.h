@@ -40,7 +40,8 @@ struct psl_dist_matrix {
     /* SpMV buffers, sized for 8-byte entries (any vector type) */
     unsigned char *send_buf, *ghost_buf;
     MPI_Request *reqs; /* nrecv + nsend */
-    double *dots_buf;  /* nranks * (PSL_DIST_DOTS_MAX + 1): psl_dist_dots's gather */
+    double *dots_buf;  /* nranks * (PSL_DIST_SUM_MAX + 1): psl_dist_sum_host's gather */
+    double *sum_mine;  /* PSL_DIST_SUM_MAX + 1: this rank's values and status */
     int timing;        /* psl_dist_matrix_set_timing */
     psl_dist_timings tm;
 };
@@ -64,7 +65,11 @@ psl_status psl_dist_mpi_error(int rc, const char *what);
         }                                           \
     } while (0)
 
-/* vals[0..k) = their sums over A's ranks, k in 1..PSL_DIST_DOTS_MAX: each
+/* Most values one distributed sum takes: GMRES's Gram-Schmidt dots of the
+ * longest cycle and two norms, in one reduction. */
+#define PSL_DIST_SUM_MAX (PSL_GMRES_RESTART_MAX + 2)
+
+/* vals[0..k) = their sums over A's ranks, k in 1..PSL_DIST_SUM_MAX: each
  * rank's values and its status `local` gathered in one collective and
  * summed in rank order on every rank (the same bits everywhere). Returns the
  * lowest failing rank's status on every rank (vals then untouched); counts

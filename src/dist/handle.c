@@ -55,6 +55,7 @@ void psl_dist_matrix_destroy(psl_dist_matrix **A)
         free(M->ghost_buf);
         free(M->reqs);
         free(M->dots_buf);
+        free(M->sum_mine);
         if (M->comm != MPI_COMM_NULL)
             MPI_Comm_free(&M->comm);
         free(M);

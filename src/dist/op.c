@@ -19,9 +19,12 @@
 static psl_status dist_reduce(psl_exec *ex, void *ctx, double *out, int k)
 {
     const psl_dist_matrix *A = ctx;
-    if (ex->device >= 0)
-        return psl_dist_device_sum(A, out, k, ex->stream);
-    return psl_dist_sum_host(A, out, k, PSL_OK);
+    if (ex->device < 0)
+        return psl_dist_sum_host(A, out, k, PSL_OK);
+    for (int i0 = 0; i0 < k; i0 += PSL_DIST_DOTS_MAX) /* psl_dist_device_sum's most */
+        PSL_TRY(psl_dist_device_sum(A, out + i0, k - i0 < PSL_DIST_DOTS_MAX ? k - i0 : PSL_DIST_DOTS_MAX,
+                                    ex->stream));
+    return PSL_OK;
 }
 
 /* Whether A has a device copy on ex's device (CUDA executors). */

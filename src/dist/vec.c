@@ -23,13 +23,13 @@ static double entry(const void *v, int64_t i, psl_scalar t)
 psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local)
 {
     static const char *who = "a distributed sum";
+    if (k < 1 || k > PSL_DIST_SUM_MAX)
+        return psl_error(PSL_ERR_INTERNAL, "psl_dist_sum_host: k = %d (1..%d)", k,
+                         PSL_DIST_SUM_MAX);
     psl_status st = local;
-    double mine[PSL_DIST_DOTS_MAX + 1] = {0};
-    double *all = A->dots_buf; /* no allocation per call */
-    if (k < 1 || k > PSL_DIST_DOTS_MAX)
-        return psl_error(PSL_ERR_INTERNAL, "psl_dist_sum_host: k = %d", k);
-    for (int j = 0; j < k && st == PSL_OK; j++)
-        mine[j] = vals[j];
+    double *mine = A->sum_mine, *all = A->dots_buf;
+    for (int j = 0; j < k; j++)
+        mine[j] = st == PSL_OK ? vals[j] : 0.0;
     mine[k] = (double)st;
     double t0 = A->timing ? MPI_Wtime() : 0.0;
     PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),

@@ -217,6 +217,12 @@ extern const psl_backend psl_backend_reducing;
  * different reduction is set (PSL_ERR_INVALID_VALUE). */
 psl_status psl_exec_set_reduce(psl_exec *ex, psl_exec_reduce_fn fn, void *ctx);
 
+/* out[i] = x . y[i] for any k >= 0 (PSL_DOTS_MAX per pass over x), with no
+ * check; on a distributed executor summed over the processes in ONE
+ * reduction (GMRES's Gram-Schmidt dots). */
+psl_status psl_dots_many(psl_exec *ex, psl_vview x, int k, const psl_vview *y, psl_scalar acc,
+                         double *out);
+
 #define PSL_EXEC_MAGIC 0x43455850534cULL /* "LSPXEC" */
 
 /* CUDA backend life cycle (solver_ops.cu; stubs without CUDA): check the

@@ -113,6 +113,17 @@ const psl_backend psl_backend_reducing = {
     .check = r_check,
 };
 
+psl_status psl_dots_many(psl_exec *ex, psl_vview x, int k, const psl_vview *y, psl_scalar acc,
+                         double *out)
+{
+    const psl_backend *be = ex->reduce ? LOCAL(ex) : ex->be;
+    for (int i0 = 0; i0 < k; i0 += PSL_DOTS_MAX) {
+        int nb = k - i0 < PSL_DOTS_MAX ? k - i0 : PSL_DOTS_MAX;
+        PSL_TRY(be->dots(ex, x, nb, y + i0, acc, out + i0, PSL_DOT_CHECK_NONE, NULL));
+    }
+    return ex->reduce && k > 0 ? ex->reduce(ex, ex->reduce_ctx, out, k) : PSL_OK;
+}
+
 psl_status psl_exec_set_reduce(psl_exec *ex, psl_exec_reduce_fn fn, void *ctx)
 {
     PSL_TRY(psl_exec_check(ex, "psl_exec_set_reduce"));

@@ -183,17 +183,12 @@ static void hess_solve(gmres_state *g, int k)
 
 /* ---- the vector part */
 
-/* out[i] = w . ys[i] for i < k, PSL_DOTS_MAX per call. */
+/* out[i] = w . ys[i] for i < k: PSL_DOTS_MAX per pass, one reduction over
+ * the processes of a distributed run. */
 static psl_status dots_blocked(psl_solver *s, psl_vview w, int k, const psl_vview *ys,
                                double *out)
 {
-    psl_exec *ex = s->ex;
-    for (int i0 = 0; i0 < k; i0 += PSL_DOTS_MAX) {
-        int nb = k - i0 < PSL_DOTS_MAX ? k - i0 : PSL_DOTS_MAX;
-        PSL_TRY(ex->be->dots(ex, w, nb, ys + i0, s->opt.dot_acc, out + i0, PSL_DOT_CHECK_NONE,
-                             NULL));
-    }
-    return PSL_OK;
+    return psl_dots_many(s->ex, w, k, ys, s->opt.dot_acc, out);
 }
 
 /* w -= sum_i coef[i] xs[i] for i < k, the coefficients in slots. */
