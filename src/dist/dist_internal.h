@@ -43,6 +43,7 @@ struct psl_dist_matrix {
     double *dots_buf;  /* nranks * (PSL_DIST_DOTS_MAX + 1): psl_dist_dots's gather */
     int timing;        /* psl_dist_matrix_set_timing */
     psl_dist_timings tm;
+    struct psl_dist_device *dev; /* the device copy (src/dist/cuda/), NULL without one */
 };
 
 /* Agree on a status over comm: every rank returns the status of the lowest
@@ -83,5 +84,17 @@ psl_status psl_dist_halo_plan(psl_dist_matrix *A);
 
 /* Free the plan's arrays (NULL-safe). */
 void psl_dist_halo_plan_free(psl_halo_plan *p);
+
+/* Sum k values (1..PSL_DIST_DOTS_MAX) over the ranks, in place: each rank's
+ * vals and its status `local` gathered in one MPI_Allgather, then summed in
+ * rank order in FP64 on every rank (the same bits everywhere). Returns the
+ * status of the lowest failing rank (its own on that rank, "who: failed on
+ * rank R" on the others), vals then untouched; PSL_ERR_MPI. vec.c. */
+psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local,
+                             const char *who);
+
+/* Free A's device copy and set A->dev = NULL (NULL-safe; src/dist/cuda/
+ * device.c, or nocuda/device_stub.c in a build without CUDA). Local. */
+void psl_dist_device_free(psl_dist_matrix *A);
 
 #endif /* PSL_DIST_INTERNAL_H */

@@ -4,7 +4,8 @@
  * rank, so every rank gets the same bits and a rerun the same bits. A
  * gather rather than MPI_Allreduce: the latter's summation order is the
  * MPI library's choice. Each rank's status travels with its partial sums,
- * so a failure on one rank is every rank's at no extra cost.
+ * so a failure on one rank is every rank's at no extra cost. The gather and
+ * sum (psl_dist_sum_host) also serve the device sums of src/dist/cuda/.
  */
 #include "dist/dist_internal.h"
 #include "codec/half.h"
@@ -20,14 +21,42 @@ static double entry(const void *v, int64_t i, psl_scalar t)
     }
 }
 
+psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local,
+                             const char *who)
+{
+    psl_status st = local;
+    double mine[PSL_DIST_DOTS_MAX + 1];
+    double *all = A->dots_buf; /* no allocation per call */
+    for (int j = 0; j < k; j++)
+        mine[j] = local == PSL_OK ? vals[j] : 0.0;
+    mine[k] = (double)local;
+    PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
+           "MPI_Allgather");
+    for (int r = 0; r < A->nranks; r++) {
+        psl_status sr = (psl_status)(int)all[(size_t)r * (k + 1) + k];
+        if (sr != PSL_OK) {
+            if (r != A->rank)
+                st = psl_error(sr, "%s: failed on rank %d (%s)", who, r, psl_status_string(sr));
+            goto fail;
+        }
+    }
+    for (int j = 0; j < k; j++) {
+        double s = 0.0;
+        for (int r = 0; r < A->nranks; r++)
+            s += all[(size_t)r * (k + 1) + j];
+        vals[j] = s;
+    }
+fail:
+    return st;
+}
+
 psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
                          const void *const *y, psl_scalar vec_type, double *results)
 {
     static const char *who = "psl_dist_dots";
     PSL_TRY(psl_dist_check(A, who));
     psl_status st = PSL_OK;
-    double mine[PSL_DIST_DOTS_MAX + 1] = {0};
-    double *all = A->dots_buf; /* no allocation per call */
+    double mine[PSL_DIST_DOTS_MAX] = {0};
     if (k < 1 || k > PSL_DIST_DOTS_MAX) {
         st = psl_error(PSL_ERR_INVALID_VALUE, "%s: k = %d outside 1..%d", who, k,
                        PSL_DIST_DOTS_MAX);
@@ -48,30 +77,16 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
                 s += entry(x[j], i, vec_type) * entry(y[j], i, vec_type);
             mine[j] = s;
         }
-    mine[k] = (double)st;
     double t0 = A->timing ? MPI_Wtime() : 0.0;
-    PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
-           "MPI_Allgather");
+    st = psl_dist_sum_host(A, mine, k, st, who);
     if (A->timing) {
         psl_dist_timings *tm = (psl_dist_timings *)&A->tm;
         tm->reduce_s += MPI_Wtime() - t0;
         tm->reductions++;
     }
-    for (int r = 0; r < A->nranks; r++) {
-        psl_status sr = (psl_status)(int)all[(size_t)r * (k + 1) + k];
-        if (sr != PSL_OK) {
-            if (r != A->rank)
-                st = psl_error(sr, "%s: failed on rank %d (%s)", who, r, psl_status_string(sr));
-            goto fail;
-        }
-    }
-    for (int j = 0; j < k; j++) {
-        double s = 0.0;
-        for (int r = 0; r < A->nranks; r++)
-            s += all[(size_t)r * (k + 1) + j];
-        results[j] = s;
-    }
-fail:
+    if (st == PSL_OK)
+        for (int j = 0; j < k; j++)
+            results[j] = mine[j];
     return st;
 }
 
