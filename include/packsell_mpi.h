@@ -303,6 +303,8 @@ psl_status psl_dist_matrix_device(const psl_dist_matrix *A, int *device,
  * the host waits for the last reader of the previous call's receive buffer
  * (HOST: the ghosts' copy; CUDA_AWARE: the A_o product). Same bits as
  * psl_dist_spmv where psl_dspmv gives psl_spmv's bits. Deterministic.
+ * Vector types as psl_dspmv takes them: a CSR block (cuSPARSE) FP64
+ * vectors only (CSR FP32: FP32 or FP64), the other formats all three.
  * Collective; not for concurrent calls on one handle. A rank with bad
  * arguments still exchanges (zeros) and returns its error alone.
  * Errors: as psl_dist_spmv; PSL_ERR_INVALID_VALUE when A has no device copy

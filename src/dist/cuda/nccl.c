@@ -37,6 +37,12 @@ psl_status psl_dist_nccl_init(const psl_dist_matrix *A, psl_dist_device *dev)
     } msg;
     memset(&msg, 0, sizeof msg);
     psl_status st = PSL_OK;
+    /* NVLink multicast (NVLS) stays off, whatever the environment says; set
+     * before NCCL's first call, which may read its environment */
+    if (setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
+        st = psl_error(PSL_ERR_INTERNAL, "setenv(NCCL_NVLS_ENABLE=0) failed");
+    if ((st = psl_dist_agree(A->comm, st)) != PSL_OK)
+        goto fail;
     if (A->rank == 0) {
         st = NCCL_OK(ncclGetUniqueId(&msg.id));
         msg.status = (int)st;
@@ -47,14 +53,9 @@ psl_status psl_dist_nccl_init(const psl_dist_matrix *A, psl_dist_device *dev)
             st = psl_error((psl_status)msg.status, "ncclGetUniqueId failed on rank 0");
         goto fail;
     }
-    /* NVLink multicast (NVLS) stays off, whatever the environment says */
-    if (setenv("NCCL_NVLS_ENABLE", "0", 1) != 0) {
-        st = psl_error(PSL_ERR_INTERNAL, "setenv(NCCL_NVLS_ENABLE=0) failed");
-    } else {
-        ncclComm_t c = NULL;
-        st = NCCL_OK(ncclCommInitRank(&c, A->nranks, msg.id, A->rank));
-        dev->nccl = st == PSL_OK ? (void *)c : NULL;
-    }
+    ncclComm_t c = NULL;
+    st = NCCL_OK(ncclCommInitRank(&c, A->nranks, msg.id, A->rank));
+    dev->nccl = st == PSL_OK ? (void *)c : NULL;
     st = psl_dist_agree(A->comm, st);
 fail:
     return st;
