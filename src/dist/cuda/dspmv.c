@@ -69,16 +69,19 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
         const int host = tr == PSL_DIST_TRANSPORT_HOST;
         unsigned char *rbuf = host ? d->h_ghost : d->ghost_buf;
         unsigned char *sbuf = host ? d->h_send : d->send_buf;
-        keep(&st, psl_cuda_dist_event_sync(d->ev_ghost));
+        if (pl->nrecv > 0) /* (no host synchronization where nothing travels: one rank) */
+            keep(&st, psl_cuda_dist_event_sync(d->ev_ghost));
         for (int i = 0; i < pl->nrecv && rc == MPI_SUCCESS; i++) {
             int32_t off = pl->recv_off[i], cnt = pl->recv_off[i + 1] - off;
             rc = MPI_Irecv(rbuf + (size_t)es * off, cnt * es, MPI_BYTE, pl->recv_rank[i], 0,
                            A->comm, &req[nreq++]);
         }
-        if (host)
-            keep(&st, psl_cuda_dist_copy(d->h_send, d->send_buf, send_bytes, stream));
-        keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
-        keep(&st, psl_cuda_dist_event_sync(d->ev_sent));
+        if (nsend > 0) {
+            if (host)
+                keep(&st, psl_cuda_dist_copy(d->h_send, d->send_buf, send_bytes, stream));
+            keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
+            keep(&st, psl_cuda_dist_event_sync(d->ev_sent));
+        }
         if (host && st != PSL_OK && send_bytes > 0)
             memset(d->h_send, 0, send_bytes); /* defined contents whatever failed */
         for (int i = 0; i < pl->nsend && rc == MPI_SUCCESS; i++) {
