@@ -24,11 +24,16 @@ foreach(src ${PSL_DIST_TEST_SOURCES})
   set(nps 1 2 3 4)
   if(name STREQUAL "test_dist_gen")
     list(APPEND nps 8)  # a 2 x 2 x 2 process grid: every axis split
+  elseif(name STREQUAL "test_dist_gpu")
+    set(nps 1 2)  # GPUs (skips without one): one rank, and two sharing or not a GPU
   endif()
   foreach(np IN LISTS nps)
     add_test(NAME ${name}_np${np} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
       ${PSL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT 300 LABELS mpi PROCESSORS ${np}
       SKIP_RETURN_CODE 77 ENVIRONMENT "${PSL_MPI_TEST_ENV}")
+    if(name STREQUAL "test_dist_gpu")
+      set_tests_properties(${name}_np${np} PROPERTIES LABELS "mpi;gpu")
+    endif()
   endforeach()
 endforeach()

@@ -259,37 +259,70 @@ typedef enum psl_dist_transport {
 
 /* Copy A's blocks and halo plan to a CUDA device so that psl_dist_dspmv and
  * the distributed operator on a CUDA executor can run there. device >= 0:
- * that device; -1: the node-local rank modulo the node's device count (one
- * rank per GPU). `stream`: a cudaStream_t as void* (NULL: the legacy
- * default stream), used for the copies. Collective (the transport is
- * agreed over the ranks). Calling it again replaces the device copy.
+ * that device; -1: the node-local rank (MPI_COMM_TYPE_SHARED) modulo the
+ * node's device count (one rank per GPU). The device is left current on the
+ * calling thread. `stream`: a cudaStream_t as void* (NULL: the legacy
+ * default stream), used for the copies; returns when they are done. The
+ * device holds A_d and A_o (psl_dmatrix_upload) with their SpMV workspace,
+ * the send list, send and ghost buffers for 8-byte entries, and for the
+ * HOST transport pinned host buffers of the same sizes. `transport`: AUTO
+ * picks NCCL when built with it and no two ranks of a node share a GPU,
+ * else CUDA-aware MPI when MPIX_Query_cuda_support() reports it on every
+ * rank, else HOST; every rank gets the same transport. NCCL's communicator
+ * is made here (its unique id from rank 0 broadcast over MPI), with
+ * NCCL_NVLS_ENABLE=0 set in the environment first (NVLink multicast off).
+ * Collective. Calling it again replaces the device copy: the old one is
+ * freed first, so after an error A has none.
  * Errors (every rank the same): PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
- * PSL_ERR_INVALID_VALUE (device, transport), PSL_ERR_NOT_SUPPORTED (a build
- * without CUDA, or the transport not built or not available: NCCL with two
- * ranks on one GPU), PSL_ERR_CUDA, PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI. */
+ * PSL_ERR_INVALID_VALUE (device < -1 or beyond the node's count, transport),
+ * PSL_ERR_NOT_SUPPORTED (a build without CUDA; the transport not built or
+ * not available: NCCL with two ranks on one GPU, CUDA_AWARE when the MPI
+ * does not report it), PSL_ERR_CUDA (also: no CUDA device), PSL_ERR_OUT_OF_MEMORY,
+ * PSL_ERR_MPI. */
 psl_status psl_dist_matrix_upload(psl_dist_matrix *A, int device, psl_dist_transport transport,
                                   void *stream);
 
 /* The device and transport of A's device copy (device -1 and
- * PSL_DIST_TRANSPORT_AUTO when it has none); outputs may be NULL. Local. */
+ * PSL_DIST_TRANSPORT_AUTO when it has none, always so in a build without
+ * CUDA); outputs may be NULL. Local. Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_HANDLE. */
 psl_status psl_dist_matrix_device(const psl_dist_matrix *A, int *device,
                                   psl_dist_transport *transport);
 
 /* psl_dist_spmv on device vectors (this rank's nrows entries of x and y in
  * device memory of A's device copy, vec_type FP64, FP32 or FP16), queued on
- * `stream`; returns when the halo has arrived and the A_o product is queued
- * (the host waits for the exchange, the device only for its own work). Same
- * steps and bits as psl_dist_spmv with psl_dspmv's products. Collective.
- * Errors: as psl_dist_spmv; PSL_ERR_INVALID_VALUE when A has no device copy;
- * PSL_ERR_CUDA. */
+ * `stream` (NULL: the legacy default stream; any stream from call to call).
+ * Steps: post the receives, gather x's entries to send on the device, send
+ * them (HOST: copied to the pinned buffer, then MPI; CUDA_AWARE: MPI on the
+ * device buffer once the gather is done; NCCL: grouped ncclSend/ncclRecv on
+ * a stream of A's own), y = alpha A_d x + beta y (psl_dspmv) while the halo
+ * travels, wait (HOST: the ghosts copied to the device on `stream`),
+ * y += alpha A_o x_ghost. Returns when the A_o product is queued: with MPI
+ * after the halo has arrived (the host waits for the exchange, the device
+ * only for its own work), with NCCL at once. Before posting its receives
+ * the host waits for the last reader of the previous call's receive buffer
+ * (HOST: the ghosts' copy; CUDA_AWARE: the A_o product). Same bits as
+ * psl_dist_spmv where psl_dspmv gives psl_spmv's bits. Deterministic.
+ * Vector types as psl_dspmv takes them: a CSR block (cuSPARSE) FP64
+ * vectors only (CSR FP32: FP32 or FP64), the other formats all three.
+ * Collective; not for concurrent calls on one handle. A rank with bad
+ * arguments still exchanges (zeros) and returns its error alone.
+ * Errors: as psl_dist_spmv; PSL_ERR_INVALID_VALUE when A has no device copy
+ * (on every rank: the upload is collective); PSL_ERR_CUDA. */
 psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_x, double beta,
                           void *d_y, psl_scalar vec_type, void *stream);
 
 /* d_vals[i] = the sum over the ranks of d_vals[i], i < k (k in
- * 1..PSL_DIST_DOTS_MAX), for k doubles in device memory, on `stream`: the
- * rank-order sum of psl_dist_dots through the host, or ncclAllReduce with
- * the NCCL transport (deterministic for a fixed number of ranks). Same
- * value on every rank. Collective. Errors: as psl_dist_dspmv. */
+ * 1..PSL_DIST_DOTS_MAX), for k doubles in device memory, on `stream`.
+ * HOST and CUDA_AWARE transports: copied to the host (the stream
+ * synchronized), the rank-order sum of psl_dist_dots (the status agreed
+ * with it: every rank returns the same error, d_vals then untouched), copied
+ * back on the stream. NCCL: ncclAllReduce in place on the stream, returning
+ * at once (its order NCCL's, deterministic for a fixed number of ranks; a
+ * rank with bad arguments reduces zeros and returns its error alone). The
+ * same bits on every rank. Collective. Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_HANDLE, PSL_ERR_INVALID_VALUE (k, no device copy),
+ * PSL_ERR_CUDA, PSL_ERR_MPI. */
 psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, void *stream);
 
 /* ------------------------------------------------------------- solvers */

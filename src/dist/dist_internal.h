@@ -44,6 +44,7 @@ struct psl_dist_matrix {
     double *sum_mine;  /* PSL_DIST_SUM_MAX + 1: this rank's values and status */
     int timing;        /* psl_dist_matrix_set_timing */
     psl_dist_timings tm;
+    struct psl_dist_device *dev; /* the device copy (src/dist/cuda/), NULL without one */
 };
 
 /* Agree on a status over comm: every rank returns the status of the lowest
@@ -72,9 +73,13 @@ psl_status psl_dist_mpi_error(int rc, const char *what);
 /* vals[0..k) = their sums over A's ranks, k in 1..PSL_DIST_SUM_MAX: each
  * rank's values and its status `local` gathered in one collective and
  * summed in rank order on every rank (the same bits everywhere). Returns the
- * lowest failing rank's status on every rank (vals then untouched); counts
- * in A's reduction timings. Collective. */
+ * lowest failing rank's status on every rank (vals then untouched; "failed
+ * on rank R" on the others), PSL_ERR_MPI. Not timed: its callers count the
+ * reduction in A's timings. Collective. */
 psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local);
+
+/* With timing on, one reduction begun at MPI_Wtime() t0 counted in A's timings. */
+void psl_dist_count_reduction(const psl_dist_matrix *A, double t0);
 
 /* Handle check: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE naming who. */
 psl_status psl_dist_check(const psl_dist_matrix *A, const char *who);
@@ -95,5 +100,9 @@ psl_status psl_dist_halo_plan(psl_dist_matrix *A);
 
 /* Free the plan's arrays (NULL-safe). */
 void psl_dist_halo_plan_free(psl_halo_plan *p);
+
+/* Free A's device copy and set A->dev = NULL (NULL-safe; src/dist/cuda/
+ * device.c, or nocuda/device_stub.c in a build without CUDA). Local. */
+void psl_dist_device_free(psl_dist_matrix *A);
 
 #endif /* PSL_DIST_INTERNAL_H */

@@ -45,6 +45,7 @@ void psl_dist_matrix_destroy(psl_dist_matrix **A)
     psl_dist_matrix *M = *A;
     if (M->magic == PSL_DIST_MAGIC) {
         M->magic = PSL_DEAD_MAGIC;
+        psl_dist_device_free(M);
         psl_matrix_destroy(&M->A_d);
         psl_matrix_destroy(&M->A_o);
         free(M->starts);

@@ -19,8 +19,12 @@
 static psl_status dist_reduce(psl_exec *ex, void *ctx, double *out, int k)
 {
     const psl_dist_matrix *A = ctx;
-    if (ex->device < 0)
-        return psl_dist_sum_host(A, out, k, PSL_OK);
+    if (ex->device < 0) {
+        double t0 = A->timing ? MPI_Wtime() : 0.0;
+        psl_status st = psl_dist_sum_host(A, out, k, PSL_OK);
+        psl_dist_count_reduction(A, t0);
+        return st;
+    }
     for (int i0 = 0; i0 < k; i0 += PSL_DIST_DOTS_MAX) /* psl_dist_device_sum's most */
         PSL_TRY(psl_dist_device_sum(A, out + i0, k - i0 < PSL_DIST_DOTS_MAX ? k - i0 : PSL_DIST_DOTS_MAX,
                                     ex->stream));

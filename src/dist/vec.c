@@ -20,6 +20,15 @@ static double entry(const void *v, int64_t i, psl_scalar t)
     }
 }
 
+void psl_dist_count_reduction(const psl_dist_matrix *A, double t0)
+{
+    if (!A->timing)
+        return;
+    psl_dist_timings *tm = (psl_dist_timings *)&A->tm; /* the handle's counters */
+    tm->reduce_s += MPI_Wtime() - t0;
+    tm->reductions++;
+}
+
 psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local)
 {
     static const char *who = "a distributed sum";
@@ -31,14 +40,8 @@ psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_
     for (int j = 0; j < k; j++)
         mine[j] = st == PSL_OK ? vals[j] : 0.0;
     mine[k] = (double)st;
-    double t0 = A->timing ? MPI_Wtime() : 0.0;
     PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
            "MPI_Allgather");
-    if (A->timing) {
-        psl_dist_timings *tm = (psl_dist_timings *)&A->tm;
-        tm->reduce_s += MPI_Wtime() - t0;
-        tm->reductions++;
-    }
     for (int r = 0; r < A->nranks; r++) {
         psl_status sr = (psl_status)(int)all[(size_t)r * (k + 1) + k];
         if (sr != PSL_OK) {
@@ -84,7 +87,9 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
                 s += entry(x[j], i, vec_type) * entry(y[j], i, vec_type);
             mine[j] = s;
         }
+    double t0 = A->timing ? MPI_Wtime() : 0.0;
     st = psl_dist_sum_host(A, mine, k, st);
+    psl_dist_count_reduction(A, t0);
     if (st == PSL_OK)
         for (int j = 0; j < k; j++)
             results[j] = mine[j];
