@@ -65,8 +65,10 @@ timeout 180 $MPIRUN -np 2 -x OMP_NUM_THREADS=8 build-dist/bench/dist_pcg_bench -
   --box "$bx" "$by" "$((bz / 2))" --repeat 3 2>&1 | tee "$RES/dist_pcg_np2.txt" | tail -3
 if [ -x build-dist/bench/dist_gpu_bench ]; then
   for np in 1 2; do
-    log "dist_gpu_bench np $np"
-    timeout 150 $MPIRUN -np $np build-dist/bench/dist_gpu_bench ${DIST_GPU_BENCH_ARGS:-} \
+    args="$BOX"
+    [ "$np" = 2 ] && args="$bx $by $((bz / 2))"
+    log "dist_gpu_bench np $np: box $args"
+    timeout 150 $MPIRUN -np $np build-dist/bench/dist_gpu_bench $args \
       >"$RES/dist_gpu_bench_np$np.txt" 2>&1
     log "  exit $?"; tail -12 "$RES/dist_gpu_bench_np$np.txt"
   done
