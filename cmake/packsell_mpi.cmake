@@ -33,6 +33,13 @@ if(PSL_HAVE_MPI)
   target_compile_options(packsell_mpi PRIVATE ${PSL_C_WARNINGS})
   target_link_libraries(packsell_mpi PUBLIC packsell_shared MPI::MPI_C)
   add_library(packsell::packsell_mpi ALIAS packsell_mpi)
+  # the same sources over the static libpacksell, for the packsell command
+  # (which links libpacksell statically: one copy of the library's state)
+  add_library(packsell_mpi_static STATIC EXCLUDE_FROM_ALL ${PSL_DIST_SOURCES})
+  target_include_directories(packsell_mpi_static PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/core ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_compile_options(packsell_mpi_static PRIVATE ${PSL_C_WARNINGS})
+  target_link_libraries(packsell_mpi_static PUBLIC packsell_static MPI::MPI_C)
   install(FILES include/packsell_mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(TARGETS packsell_mpi EXPORT packsellTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -232,7 +232,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     return CLI_OK;
 }
 
-static int parse(int argc, char **argv, bench_args *a)
+int bench_parse(int argc, char **argv, bench_args *a)
 {
     const char *cmd = "bench";
     cli_opt opts[] = {{"--device", NULL, 1, NULL, 0},   {"--reps", NULL, 1, NULL, 0},
@@ -1038,7 +1038,7 @@ int cmd_bench(int argc, char **argv)
 {
     const char *cmd = "bench";
     bench_args a;
-    int rc = parse(argc, argv, &a);
+    int rc = bench_parse(argc, argv, &a);
     if (rc == CLI_HELP) {
         usage();
         return CLI_OK;
