@@ -247,6 +247,50 @@ void cli_json_write_string(FILE *f, const char *s);
 /* Shortest "%.{15,16,17}g" text of v that reads back as v (buf >= 32). */
 const char *cli_json_number(double v, char *buf, size_t len);
 
+/* ---- help texts of the distributed runs (tools/mpi/, builds with MPI) */
+#ifdef PSL_TOOL_MPI
+#define CLI_MPI_BENCH_HELP                                                           \
+    "\n"                                                                             \
+    "Under MPI (this build has it): mpirun -np N packsell bench MATRIX --device cpu\n" \
+    "[--kernels ...] runs distributed when started by mpirun (OMPI_COMM_WORLD_SIZE,\n" \
+    "PMI_SIZE or PMIX_RANK set) or given --mpi; without them nothing of MPI runs.\n"   \
+    "gen:hpcg:X:Y:Z and gen:hpgmp:X:Y:Z[:BETA] are generated on every rank for its\n"  \
+    "own box: the global grid 2^X x 2^Y x 2^Z is split over the process grid\n"      \
+    "P x Q x R = N of psl_dist_process_grid (the smallest P+Q+R, ties: most ranks\n"  \
+    "along z), each rank's box 2^X/P x 2^Y/Q x 2^Z/R (rank r at (r mod P,\n"          \
+    "(r / P) mod Q, r / (P Q)), rows numbered rank by rank); a grid that does not\n"  \
+    "divide is refused. Any other MATRIX is opened on rank 0 and its rows\n"          \
+    "scattered, balanced by nonzeros. Each kernel's storage holds both blocks (A_d,\n" \
+    "A_o); every timed run starts after MPI_Barrier and counts the slowest rank's\n"  \
+    "time (median, min, max over the runs); GB/s on both blocks' bytes plus x, the\n" \
+    "ghosts and y, summed over the ranks. Per rank: rows, nonzeros of A_d and A_o,\n" \
+    "ghosts, neighbours, its own median, and the split pack / A_d / wait / A_o /\n"   \
+    "allreduce per product from a separate pass with the library's phase timings\n"  \
+    "on (one psl_dist_dot per product). Only rank 0 prints and writes --json.\n"     \
+    "Not under MPI: --device cuda (until the distributed device SpMV is in),\n"      \
+    "cuSPARSE and MKL kernels, --scale rows; --rounds, --read-mib and --max-time\n"  \
+    "do not apply.\n"                                                                \
+    "      --mpi            run distributed without a launcher variable\n"
+#define CLI_MPI_SOLVE_HELP                                                           \
+    "\n"                                                                             \
+    "Under MPI (this build has it): mpirun -np N packsell solve MATRIX --method pcg\n" \
+    "[--precond jacobi|none] (started by mpirun, or with --mpi) builds the\n"        \
+    "distributed matrix as 'packsell bench --help' says and solves with\n"           \
+    "psl_dist_pcg on FP64 vectors: b drawn by natural row (the serial command's b),\n" \
+    "stopping on the recursive residual, the true one reported. The system is\n"     \
+    "solved unscaled: Jacobi-PCG on A is, in exact arithmetic, CG on the scaled\n"   \
+    "system the serial default solves; the residual is that of A x = b (as with\n"   \
+    "--no-scale), the scaled system's too when the diagonal is constant (HPCG).\n"   \
+    "Setup and solve times (the slowest rank's) apart, and each rank's split of\n"   \
+    "the solve: pack, A_d, wait, A_o, allreduce. Other methods and\n"               \
+    "preconditioners, --device cuda, --rhs, --output, --history and --sdainv-cache\n" \
+    "are refused under MPI for now.\n"                                               \
+    "      --mpi             run distributed without a launcher variable\n"
+#else
+#define CLI_MPI_BENCH_HELP ""
+#define CLI_MPI_SOLVE_HELP ""
+#endif
+
 /* ---- the command line (dispatch.c): argv[0] is the program, argv[1] the
  * command; returns the exit status. */
 int cli_main(int argc, char **argv);

@@ -118,9 +118,14 @@ static void usage(void)
            "      --seed S         seed of x (default 1)\n"
            "      --json FILE      also write all results as JSON to FILE\n"
            "  -h, --help           this help\n"
+           CLI_MPI_BENCH_HELP
            "\n"
            "Example: packsell bench gen:hpcg:5:5:5 --device cpu --json bench.json\n"
-           "         packsell bench gen:hpcg:7:7:7 --device cuda --json gpu.json\n");
+           "         packsell bench gen:hpcg:7:7:7 --device cuda --json gpu.json\n"
+#ifdef PSL_TOOL_MPI
+           "         mpirun -np 4 packsell bench gen:hpcg:6:6:6 --kernels csr-fp64,sell-fp32\n"
+#endif
+           );
 }
 
 /* Parse a cuSPARSE kernel "FORMAT-VALUES" (after "cusparse-") into k. */

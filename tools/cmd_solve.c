@@ -73,10 +73,15 @@ static void usage(void)
            "      --history FILE    write the residual of every outer iteration (CSV)\n"
            "  -h, --help            this help\n"
            CLI_FORMAT_HELP
+           CLI_MPI_SOLVE_HELP
            "\n"
            "Exit status: 0 converged, 1 not converged, broken down or failed, 2 usage.\n"
            "\n"
-           "Example: packsell solve gen:hpcg:5:5:5 --method iocg --precond sdainv\n");
+           "Example: packsell solve gen:hpcg:5:5:5 --method iocg --precond sdainv\n"
+#ifdef PSL_TOOL_MPI
+           "         mpirun -np 4 packsell solve gen:hpcg:6:6:6 --method pcg\n"
+#endif
+           );
 }
 
 static int parse_choice(const char *cmd, const char *opt, const char *v, const char *const *names,

@@ -290,7 +290,7 @@ int cli_mpi_bench(int argc, char **argv)
     int rc = bench_parse(argc, argv, &a);
     if (rc == CLI_HELP)
         return cmd_bench(argc, argv); /* the help (rank 0 prints) */
-    if ((rc = cli_mpi_agree(cmd, rc, rc ? "the command line was refused on this rank" : NULL)))
+    if ((rc = cli_mpi_agree(cmd, rc, rc && cli_mpi_rank > 0 ? "the command line was refused on this rank" : NULL)))
         return rc;
     /* what the distributed bench does not offer (the same verdict everywhere) */
     if (a.cuda)

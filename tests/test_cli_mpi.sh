@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# test_cli_mpi.sh -- `packsell bench` and `packsell solve` under mpirun
+# (builds with MPI): run on NP ranks, they print each rank's split; solve's
+# iteration count and true residual agree with the serial `packsell solve`
+# of the same matrix and b; bad input gives one clear error (rank 0's) and
+# the same non-zero exit status, without a hang (every run under timeout).
+# Matrices: gen:hpcg:4:4:4 generated on each rank (NP 1, 2: the 16^3 grid
+# splits; NP 3: refused, the grid does not divide), gen:lap3d:12 and a
+# Matrix Market file written by `packsell gen`, both scattered from rank 0.
+# Usage: test_cli_mpi.sh PACKSELL MPIEXEC "MPIEXEC_FLAGS" NP
+set -u
+exe=$1 mpiexec=$2 flags=$3 np=$4
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+note() { echo "  $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+# mpirun NP packsell ARGS...: stdout to $tmp/out, stderr to $tmp/err, rc in $rc
+mrun() {
+  timeout 300 "$mpiexec" $flags -np "$np" "$exe" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ $rc -eq 124 ]; then bad "timed out (a hang?): mpirun -np $np packsell $*"; fi
+}
+# the value after a label in solve's output: iterations, relres
+iters() { awk '$1 == "iterations" {print $2; exit}' "$1"; }
+relres() { sed -n 's/.*relative residual \([0-9.e+-]*\).*/\1/p' "$1" | head -1; }
+
+"$exe" gen gen:lap3d:10 -o "$tmp/lap3d.mtx" >/dev/null || bad "packsell gen"
+
+# ---- bench: a line per kernel, then one line per rank with the split
+for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
+  if [ "$np" -eq 3 ] && [ "$m" = gen:hpcg:4:4:4 ]; then continue; fi
+  mrun bench "$m" --device cpu --kernels csr-fp64,sell-fp32 --reps 3 --min-time 0 --warmup 1 \
+    --json "$tmp/b.json"
+  [ $rc -eq 0 ] || { bad "bench $m: exit $rc"; cat "$tmp/err"; continue; }
+  grep -q "pack_us.*A_d_us.*wait_us.*A_o_us.*allred_us" "$tmp/out" || bad "bench $m: no split header"
+  nr=$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ \|' "$tmp/out")
+  [ "$nr" -eq $((2 * np)) ] || bad "bench $m: $nr rank lines, expected $((2 * np))"
+  grep -q "^mpi      $np ranks" "$tmp/out" || bad "bench $m: no 'mpi $np ranks' line"
+  grep -qE '"nranks": ?'"$np" "$tmp/b.json" || bad "bench $m: --json lacks nranks $np"
+  grep -q '"pack_s"' "$tmp/b.json" || bad "bench $m: --json lacks the split"
+  [ -s "$tmp/err" ] && bad "bench $m: printed on stderr: $(head -3 "$tmp/err")"
+done
+note "bench ran on $np ranks"
+
+# ---- solve against the serial command (PCG, Jacobi, the same b). The
+# distributed PCG sums its products and dots in another order than the
+# serial one and stops on the recursive residual, the serial one on the
+# true residual: the iteration counts may differ by rounding near the
+# tolerance, so they must be equal or within 1; the residuals both < tol.
+for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
+  if [ "$np" -eq 3 ] && [ "$m" = gen:hpcg:4:4:4 ]; then continue; fi
+  mrun solve "$m" --method pcg --precond jacobi --tol 1e-8
+  [ $rc -eq 0 ] || { bad "solve $m: exit $rc"; cat "$tmp/err"; continue; }
+  cp "$tmp/out" "$tmp/mpi.txt"
+  grep -q "pack_s.*A_d_s.*wait_s.*A_o_s.*allred_s" "$tmp/mpi.txt" || bad "solve $m: no split"
+  timeout 300 "$exe" solve "$m" --method pcg --precond jacobi --tol 1e-8 --no-scale >"$tmp/ser.txt" 2>&1 ||
+    bad "serial solve $m failed"
+  im=$(iters "$tmp/mpi.txt") is=$(iters "$tmp/ser.txt")
+  rm_=$(relres "$tmp/mpi.txt") rs=$(relres "$tmp/ser.txt")
+  note "solve $m: $im iterations, relres $rm_ (serial: $is, $rs)"
+  if [ -z "$im" ] || [ -z "$is" ] || [ $((im - is)) -gt 1 ] || [ $((is - im)) -gt 1 ]; then
+    bad "solve $m: $im iterations under MPI, $is serial"
+  fi
+  awk -v a="$rm_" -v b="$rs" 'BEGIN {exit !(a > 0 && a < 1e-8 && b > 0 && b < 1e-8)}' ||
+    bad "solve $m: relres $rm_ (MPI) / $rs (serial) not both below 1e-8"
+done
+
+# ---- bad input: one error line (rank 0 prints), the same status, no hang
+expect_error() { # WANT_RC PATTERN ARGS...
+  local want=$1 pat=$2
+  shift 2
+  mrun "$@"
+  [ $rc -eq "$want" ] || bad "'$*': exit $rc, expected $want"
+  n=$(grep -c "^packsell [a-z]*: " "$tmp/err")
+  [ "$n" -eq 1 ] || bad "'$*': $n error lines, expected one: $(cat "$tmp/err")"
+  grep -q "$pat" "$tmp/err" || bad "'$*': no '$pat' in: $(cat "$tmp/err")"
+}
+expect_error 1 "cannot open" solve "$tmp/missing.mtx"
+expect_error 1 "cannot open" bench "$tmp/missing.mtx" --kernels csr-fp64
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 1\n9 9 1\n' >"$tmp/bad.mtx"
+expect_error 1 "bad.mtx" solve "$tmp/bad.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n3 4 1\n1 1 1\n' >"$tmp/rect.mtx"
+expect_error 1 "square" solve "$tmp/rect.mtx"
+expect_error 2 "unknown option" solve gen:lap3d:5 --bogus
+expect_error 2 "not available under MPI" solve gen:lap3d:5 --method gmres
+expect_error 1 "must be >= 1" bench gen:lap2d:0 --kernels csr-fp64
+if [ "$np" -eq 3 ]; then
+  expect_error 1 "does not split" solve gen:hpcg:4:4:4
+fi
+# a solve that does not converge: exit 1 on every rank, the outcome printed
+mrun solve gen:lap3d:12 --max-iters 2
+[ $rc -eq 1 ] || bad "--max-iters 2: exit $rc, expected 1"
+grep -q "^status      max-iters" "$tmp/out" || bad "--max-iters 2: no max-iters status"
+note "errors: one line from rank 0, the same exit status"
+
+# ---- without mpirun nothing of MPI runs: the serial output
+env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE -u PMIX_RANK timeout 120 "$exe" solve gen:hpcg:3:3:3 \
+  >"$tmp/ser.txt" 2>&1 || bad "serial solve"
+grep -q "^mpi " "$tmp/ser.txt" && bad "serial solve printed an mpi line"
+grep -q "^iterations  [0-9]* outer" "$tmp/ser.txt" || bad "serial solve output changed"
+
+[ $fail -eq 0 ] && echo "test_cli_mpi np $np: ok"
+exit $fail
