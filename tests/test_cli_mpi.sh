@@ -3,7 +3,8 @@
 # (builds with MPI): run on NP ranks, they print each rank's split; solve's
 # iteration count and true residual agree with the serial `packsell solve`
 # of the same matrix and b; bad input gives one clear error (rank 0's) and
-# the same non-zero exit status, without a hang (every run under timeout).
+# the same non-zero exit status on every rank, without a hang (every run
+# under timeout).
 # Matrices: gen:hpcg:4:4:4 generated on each rank (NP 1, 2: the 16^3 grid
 # splits; NP 3: refused, the grid does not divide), gen:lap3d:12 and a
 # Matrix Market file written by `packsell gen`, both scattered from rank 0.
@@ -15,11 +16,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 note() { echo "  $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
-# mpirun NP packsell ARGS...: stdout to $tmp/out, stderr to $tmp/err, rc in $rc
+# mpirun NP packsell ARGS...: stdout to $tmp/out, stderr to $tmp/err. Each
+# rank's exit status is written to $tmp/rc/RANK by a wrapper that itself
+# exits 0 (else mpirun kills the other ranks at the first non-zero status,
+# before they report theirs); $rc is rank 0's, and every rank must agree.
 mrun() {
-  timeout 300 "$mpiexec" $flags -np "$np" "$exe" "$@" >"$tmp/out" 2>"$tmp/err"
+  rm -rf "$tmp/rc"
+  mkdir "$tmp/rc"
+  timeout 300 "$mpiexec" $flags -np "$np" sh -c \
+    '"$0" "$@"; echo $? >"'"$tmp"'/rc/${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-0}}}"' \
+    "$exe" "$@" >"$tmp/out" 2>"$tmp/err"
   rc=$?
-  if [ $rc -eq 124 ]; then bad "timed out (a hang?): mpirun -np $np packsell $*"; fi
+  if [ $rc -eq 124 ]; then bad "timed out (a hang?): mpirun -np $np packsell $*"; return; fi
+  [ $rc -eq 0 ] || bad "'$*': mpirun exited $rc"
+  local n
+  n=$(ls "$tmp/rc" | wc -l)
+  [ "$n" -eq "$np" ] || bad "'$*': $n of $np ranks reported their exit status"
+  rc=$(cat "$tmp/rc/0" 2>/dev/null || echo none)
+  for f in "$tmp"/rc/*; do
+    [ "$(cat "$f")" = "$rc" ] || bad "'$*': rank $(basename "$f") exited $(cat "$f"), rank 0 $rc"
+  done
 }
 # the value after a label in solve's output: iterations, relres
 iters() { awk '$1 == "iterations" {print $2; exit}' "$1"; }
