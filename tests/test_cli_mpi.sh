@@ -38,6 +38,11 @@ mrun() {
   done
 }
 # the value after a label in solve's output: iterations, relres
+# a JSON file parses (when python3 is there to tell)
+json_ok() {
+  command -v python3 >/dev/null 2>&1 || return 0
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
+}
 iters() { awk '$1 == "iterations" {print $2; exit}' "$1"; }
 relres() { sed -n 's/.*relative residual \([0-9.e+-]*\).*/\1/p' "$1" | head -1; }
 
@@ -55,6 +60,7 @@ for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
   grep -q "^mpi      $np ranks" "$tmp/out" || bad "bench $m: no 'mpi $np ranks' line"
   grep -qE '"nranks": ?'"$np" "$tmp/b.json" || bad "bench $m: --json lacks nranks $np"
   grep -q '"pack_s"' "$tmp/b.json" || bad "bench $m: --json lacks the split"
+  json_ok "$tmp/b.json" || bad "bench $m: --json is not valid JSON"
   # no message of ours (a sanitizer's summary of suppressed leaks may be there)
   grep -q "^packsell" "$tmp/err" && bad "bench $m: printed an error: $(grep "^packsell" "$tmp/err")"
 done
@@ -67,8 +73,10 @@ note "bench ran on $np ranks"
 # tolerance, so they must be equal or within 1; the residuals both < tol.
 for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
   if [ "$np" -eq 3 ] && [ "$m" = gen:hpcg:4:4:4 ]; then continue; fi
-  mrun solve "$m" --method pcg --precond jacobi --tol 1e-8
+  mrun solve "$m" --method pcg --precond jacobi --tol 1e-8 --json "$tmp/s.json"
   [ $rc -eq 0 ] || { bad "solve $m: exit $rc"; cat "$tmp/err"; continue; }
+  json_ok "$tmp/s.json" && grep -qE '"nranks": ?'"$np" "$tmp/s.json" ||
+    bad "solve $m: --json not valid or without nranks $np"
   cp "$tmp/out" "$tmp/mpi.txt"
   grep -q "pack_s.*A_d_s.*wait_s.*A_o_s.*allred_s" "$tmp/mpi.txt" || bad "solve $m: no split"
   timeout 300 "$exe" solve "$m" --method pcg --precond jacobi --tol 1e-8 --no-scale >"$tmp/ser.txt" 2>&1 ||
