@@ -59,8 +59,8 @@ static int make_vectors(const bench_args *a, const bench_kernel *k, const int64_
     } else {
         for (int32_t i = 0; i < nrows; i++) {
             xd[i] = cli_round_fp16(cli_dist_uniform_at((uint64_t)a->seed, nat[i]));
-            yd[i] = a->beta != 0.0 ? cli_round_fp16(cli_dist_uniform_at((uint64_t)a->seed, n + nat[i]))
-                                   : 0.0;
+            double u = cli_dist_uniform_at((uint64_t)a->seed, n + nat[i]);
+            yd[i] = a->beta != 0.0 ? cli_round_fp16(u) : 0.0;
         }
         *x = cli_vec_from_double(xd, nrows, k->vec, "x", err, errlen);
         *y0 = *x ? cli_vec_from_double(yd, nrows, k->vec, "y0", err, errlen) : NULL;
@@ -155,7 +155,8 @@ static void time_kernel(const bench_args *a, const bench_kernel *k, psl_dist_mat
     psl_matrix_info di, oi;
     psl_matrix_get_info(Ad, &di);
     psl_matrix_get_info(Ao, &oi);
-    double sp = tm.spmvs > 0 ? (double)tm.spmvs : 1.0, rd = tm.reductions > 0 ? (double)tm.reductions : 1.0;
+    double sp = tm.spmvs > 0 ? (double)tm.spmvs : 1.0;
+    double rd = tm.reductions > 0 ? (double)tm.reductions : 1.0;
     double vs = (double)cli_vec_size(k->vec);
     double mine[R_N] = {0};
     mine[R_ROWS] = in.nrows;
@@ -173,7 +174,8 @@ static void time_kernel(const bench_args *a, const bench_kernel *k, psl_dist_mat
     mine[R_REDUCE] = tm.reduce_s / rd;
     mine[R_BYTES] = (double)(di.bytes + oi.bytes);
     /* one product moves both blocks, x, the ghosts and y (twice when read) */
-    mine[R_TRAFFIC] = mine[R_BYTES] + vs * ((double)in.nrows * (a->beta != 0.0 ? 3 : 2) + in.nghost);
+    mine[R_TRAFFIC] =
+        mine[R_BYTES] + vs * ((double)in.nrows * (a->beta != 0.0 ? 3 : 2) + in.nghost);
     MPI_Gather(mine, R_N, MPI_DOUBLE, r->ranks, R_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Allreduce(&mine[R_TRAFFIC], &r->traffic, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     r->gflops = 2.0 * (double)in.nnz_global / r->t_median * 1e-9;
@@ -203,7 +205,8 @@ static void print_kernel(const bench_kernel *k, const kernel_result *r)
            "allred_us");
     for (int q = 0; q < cli_mpi_size; q++) {
         const double *f = r->ranks + (size_t)q * R_N;
-        printf("    %4d %9.0f %11.0f %10.0f %7.0f %5.0f %10.2f | %8.2f %8.2f %8.2f %8.2f %9.2f\n", q,
+        printf("    %4d %9.0f %11.0f %10.0f %7.0f %5.0f %10.2f | %8.2f %8.2f %8.2f %8.2f %9.2f\n",
+               q,
                f[R_ROWS], f[R_NNZ_D], f[R_NNZ_O], f[R_GHOST], f[R_RECV], f[R_MEDIAN] * 1e6,
                f[R_PACK] * 1e6, f[R_LOCAL] * 1e6, f[R_WAIT] * 1e6, f[R_REMOTE] * 1e6,
                f[R_REDUCE] * 1e6);
@@ -230,7 +233,8 @@ static int write_json(const char *cmd, const bench_args *a, const cli_dist_sourc
     cli_json_begin_object(&j, "mpi");
     cli_json_int(&j, "nranks", cli_mpi_size);
     cli_json_int(&j, "threads_per_rank", threads);
-    cli_json_string(&j, "distribution", src->per_rank ? "generated per rank" : "scattered from rank 0");
+    cli_json_string(&j, "distribution",
+                    src->per_rank ? "generated per rank" : "scattered from rank 0");
     if (src->per_rank) {
         cli_json_begin_array(&j, "process_grid");
         for (int d = 0; d < 3; d++)
@@ -301,7 +305,9 @@ int cli_mpi_bench(int argc, char **argv)
     int rc = bench_parse(argc, argv, &a);
     if (rc == CLI_HELP)
         return cmd_bench(argc, argv); /* the help (rank 0 prints) */
-    if ((rc = cli_mpi_agree(cmd, rc, rc && cli_mpi_rank > 0 ? "the command line was refused on this rank" : NULL)))
+    if ((rc = cli_mpi_agree(cmd, rc,
+                            rc && cli_mpi_rank > 0 ? "the command line was refused on this rank"
+                                                   : NULL)))
         return rc;
     /* what the distributed bench does not offer (the same verdict everywhere) */
     if (a.cuda)
@@ -327,8 +333,9 @@ int cli_mpi_bench(int argc, char **argv)
         return rc;
     }
     kernel_result *res = calloc((size_t)a.nkernels, sizeof *res);
-    double *ranks = cli_mpi_rank == 0 ? calloc((size_t)a.nkernels * cli_mpi_size * R_N, sizeof *ranks)
-                                      : NULL;
+    double *ranks = NULL;
+    if (cli_mpi_rank == 0)
+        ranks = calloc((size_t)a.nkernels * cli_mpi_size * R_N, sizeof *ranks);
     int64_t *nat = NULL;
     psl_dist_info g;
     memset(&g, 0, sizeof g);

@@ -113,7 +113,8 @@ void cli_dist_natural_rows(const psl_dist_matrix *A, const cli_dist_source *src,
     const int64_t px = in.rank % src->dims[0], py = (in.rank / src->dims[0]) % src->dims[1];
     const int64_t pz = in.rank / src->dims[0] / src->dims[1];
     for (int32_t i = 0; i < in.nrows; i++) {
-        int64_t gx = px * nx + i % nx, gy = py * ny + (i / nx) % ny, gz = pz * src->box[2] + i / (nx * ny);
+        int64_t gx = px * nx + i % nx, gy = py * ny + (i / nx) % ny;
+        int64_t gz = pz * src->box[2] + i / (nx * ny);
         nat[i] = gx + src->grid[0] * (gy + src->grid[1] * gz);
     }
 }

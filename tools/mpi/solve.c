@@ -159,7 +159,9 @@ int cli_mpi_solve(int argc, char **argv)
     int rc = solve_parse(argc, argv, &a);
     if (rc == CLI_HELP)
         return CLI_OK;
-    if ((rc = cli_mpi_agree(cmd, rc, rc && cli_mpi_rank > 0 ? "the command line was refused on this rank" : NULL)))
+    if ((rc = cli_mpi_agree(cmd, rc,
+                            rc && cli_mpi_rank > 0 ? "the command line was refused on this rank"
+                                                   : NULL)))
         return rc;
     const dist_solver *solver = NULL;
     if ((rc = refuse(cmd, &a, &solver)))
