@@ -22,8 +22,9 @@
 #   rest2  what rest ran out of time for: the SPD matrices, the reference's
 #          FGMRES(64) on HPGMP_8_8_8
 #   last8  FP64-F3R and the reference's four solvers on HPCG_8_8_8
-#   lastmid  the reference's FP16-F3R and BiCGStab on HPGMP/HPCG 8_7_7 and 8_8_7,
-#          its FGMRES(64) on HPCG_7_7_7
+#   lastmid  the reference's BiCGStab on HPCG_8_8_8, its FP16-F3R and BiCGStab on
+#          HPGMP/HPCG 8_7_7 and 8_8_7, its FGMRES(64) on HPCG_7_7_7
+#   last887  the reference's FP16-F3R and BiCGStab on HPCG_8_8_7
 #   grid   test_gpu_csrk, then PackSELL-F3R at the reference's rule on HPGMP_7_7_7
 #          with other inner step counts (m2:m3:m4), the case where the reference's
 #          BiCGStab is its fastest solver
@@ -161,11 +162,16 @@ case "$PART" in
     bench hpcg8last 100 --matrices gen:hpcg:8:8:8 --repeat 2 --solvers f3r-fp64 \
       --rule f3r-packsell,bicgstab --peers f3r16,f3r64,gm64,bicg64 ;;
   lastmid)
+    # the reference's BiCGStab on HPCG_8_8_8 (what last8 ran out of time for)
+    bench hpcg8-bicg 25 --matrices gen:hpcg:8:8:8 --solvers "" --rule "" --peers bicg64
     # the reference's FP16-F3R and BiCGStab on the sizes between 7_7_7 and 8_8_8,
     # and its FGMRES(64) on HPCG_7_7_7, ours at its rule beside them
     bench mid-ref 80 --matrices gen:hpgmp:8:7:7,gen:hpcg:8:7:7,gen:hpgmp:8:8:7,gen:hpcg:8:8:7 \
       --repeat 2 --solvers "" --rule f3r-packsell,bicgstab --peers f3r16,bicg64
     bench hpcg7-gm 100 --matrices gen:hpcg:7:7:7 --solvers "" --rule "" --peers gm64 ;;
+  last887)
+    # the reference's FP16-F3R and BiCGStab on HPCG_8_8_7 (what lastmid ran out of time for)
+    bench hpcg887-ref 100 --matrices gen:hpcg:8:8:7 --solvers "" --rule "" --peers f3r16,bicg64 ;;
   grid)
     run_tests
     bench grid7 100 --matrices gen:hpgmp:7:7:7 --peers "" --solvers "" \
@@ -173,7 +179,7 @@ case "$PART" in
   smoke)
     run_tests
     bench smoke 100 --matrices "gen:hpgmp:5:5:5,$PSL_MATRIX_DIR/sherman3.mtx" --repeat 2 ;;
-  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, grid, rest, rest2, last8, lastmid, smoke)" >&2; exit 2 ;;
+  *) echo "run_device_f3r_bench.sh: unknown part '$PART' (7, 8, grid, rest, rest2, last8, lastmid, last887, smoke)" >&2; exit 2 ;;
 esac
 pack
 log "table:"

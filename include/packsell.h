@@ -1345,6 +1345,24 @@ typedef struct psl_solve_report {
                                   for the other methods and variants */
 } psl_solve_report;
 
+/* F3R's layers 2-4 alone (cfg->f3r, with cfg->precond, cfg->sdainv and
+ * cfg->precond_storage for layer 4's preconditioner, as psl_solve builds
+ * them; cfg NULL: the defaults, PackSELL-F3R; cfg->method is ignored) as a
+ * preconditioner y = alpha F(x) + beta y of the square FP64 CSR matrix A,
+ * in FP64 vectors on ex, for an outer flexible solver of the caller's
+ * (FGMRES, FCG; PETSc's KSPFGMRES through the packsell PC): F is a fixed
+ * number of inner iterations, so it varies with its input. Layer 2
+ * normalises its input and scales the result back (any input). With
+ * cfg->scale (default) the layers run on S = G^-1 A G^-1, gbar_i =
+ * sqrt|a_ii|, and F(x) = G^-1 F_S(G^-1 x), which keeps FP16 values in range.
+ * The operator owns its matrices and solvers (A may be freed after the
+ * call). Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_INVALID_VALUE (A not square or not FP64 CSR, cfg), the errors of
+ * the conversions (PSL_ERR_CODEC_OVERFLOW naming the layer) and of
+ * SD-AINV, PSL_ERR_OUT_OF_MEMORY; *M is then NULL. */
+psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                           const psl_solve_config *cfg);
+
 /* Solve A x = b for a square FP64 CSR matrix A: b and x are host arrays of
  * nrows doubles; x holds the initial guess on entry (zeros for the usual
  * x0 = 0) and the solution on return. Builds what cfg asks (scaling,

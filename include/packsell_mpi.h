@@ -346,7 +346,8 @@ psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, 
  * sum, summed over the ranks as psl_dist_dots does (one collective per
  * group of dots computed together); the breakdown checks then look at the
  * sums. Every operation on ex that reduces is then collective over A's
- * communicator. A must outlive ex's use; NULL detaches. A CUDA executor
+ * communicator (on one rank nothing changes: the sums are the rank's own,
+ * at no cost). A must outlive ex's use; NULL detaches. A CUDA executor
  * needs A's device copy on its device (psl_dist_matrix_upload). Local.
  * Errors: PSL_ERR_NULL_POINTER (ex), PSL_ERR_INVALID_HANDLE,
  * PSL_ERR_INVALID_VALUE (a CUDA executor and no device copy on its device). */

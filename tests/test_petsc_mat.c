@@ -482,19 +482,20 @@ static PetscErrorCode test_value_changes(void)
 }
 
 /* The preconditioner packsell under KSPFCG (SPD Laplacians, CG inner) and
- * KSPFGMRES (nonsymmetric, GMRES inner), on aij and mpipacksell: converges
+ * KSPFGMRES (nonsymmetric, GMRES inner, and F3R's layers 2-4 as the
+ * inner solver: KSPFGMRES is then F3R's layer 1), on aij and mpipacksell: converges
  * to the solution in fewer outer iterations than Jacobi CG/GMRES took;
  * a bad -pc_packsell_method is a PETSc error. */
 static PetscErrorCode test_pc(void)
 {
-    const Problem probs[] = {{0, 40}, {1, 14}, {2, 30}};
-    const KSPType kts[] = {KSPFCG, KSPFCG, KSPFGMRES};
-    const char *inner[] = {"cg", "cg", "gmres"};
+    const Problem probs[] = {{0, 40}, {1, 14}, {2, 30}, {2, 30}};
+    const KSPType kts[] = {KSPFCG, KSPFCG, KSPFGMRES, KSPFGMRES};
+    const char *inner[] = {"cg", "cg", "gmres", "f3r"};
     PetscMPIInt size;
 
     PetscFunctionBeginUser;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    for (int q = 0; q < 3; q++)
+    for (int q = 0; q < 4; q++)
         for (int t = 0; t < 2; t++) {
             Mat A;
             KSP ksp;
@@ -504,7 +505,7 @@ static PetscErrorCode test_pc(void)
             KSPConvergedReason reason;
             double err;
             PetscCall(build(&probs[q], t ? MATMPIPACKSELL : MATAIJ, PETSC_FALSE, &A));
-            PetscCall(solve(A, q == 2 ? KSPGMRES : KSPCG, &its_jac, &err));
+            PetscCall(solve(A, q >= 2 ? KSPGMRES : KSPCG, &its_jac, &err));
             PetscCall(setopt("-pc_packsell_method", inner[q]));
             PetscCall(MatCreateVecs(A, &x, &b));
             PetscCall(VecDuplicate(x, &one));

@@ -64,6 +64,13 @@ psl_status psl_dist_mpi_error(int rc, const char *what);
         }                                           \
     } while (0)
 
+/* vals[0..k) = their sums over A's ranks, k in 1..PSL_DIST_DOTS_MAX: each
+ * rank's values and its status `local` gathered in one collective and
+ * summed in rank order on every rank (the same bits everywhere). Returns the
+ * lowest failing rank's status on every rank (vals then untouched); counts
+ * in A's reduction timings. Collective. */
+psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local);
+
 /* Handle check: PSL_ERR_NULL_POINTER / PSL_ERR_INVALID_HANDLE naming who. */
 psl_status psl_dist_check(const psl_dist_matrix *A, const char *who);
 

@@ -1,9 +1,9 @@
 /*
- * pcg.c -- preconditioned CG on a distributed matrix (FP64 vectors, Jacobi
- * or none): the textbook recurrence over psl_dist_spmv and psl_dist_dots,
- * with r.z and r.r fused into one reduction. Every rank computes the same
- * scalars (the dots give every rank the same bits), so all ranks take the
- * same branches and stop together.
+ * pcg.c -- psl_dist_pcg: the arguments checked on every rank and agreed,
+ * then the library's CG (solver/cg.c) on the distributed operator and
+ * executor of op.c. Every rank computes the same scalars (the executor's
+ * sums give every rank the same bits), so all ranks take the same branches
+ * and stop together.
  */
 #include "dist/dist_internal.h"
 
@@ -48,106 +48,58 @@ static psl_status check_local(const psl_dist_matrix *A, const double *b, double 
     return PSL_OK;
 }
 
+/* The library's CG (packsell.h) on A's rows: a CPU executor summing over
+ * A's ranks, A as an operator, Jacobi of its diagonal or none. */
+static psl_status solve(const psl_dist_matrix *A, const double *b, double *x,
+                        const psl_dist_pcg_options *o, psl_dist_pcg_result *out)
+{
+    psl_exec *ex = NULL;
+    psl_op *op = NULL, *M = NULL;
+    psl_solver *s = NULL;
+    psl_vec *bv = NULL, *xv = NULL;
+    psl_status st = psl_exec_create_cpu(&ex);
+    if (st == PSL_OK)
+        st = psl_dist_exec_attach(ex, A);
+    if (st == PSL_OK)
+        st = psl_dist_op_create(&op, ex, A, PSL_FP64);
+    if (st == PSL_OK && o->jacobi) /* collective: checked on every rank */
+        st = psl_dist_precond_jacobi(&M, ex, A, PSL_FP64);
+    psl_solver_options so;
+    psl_solver_options_init(&so);
+    so.tol = o->tol;
+    so.max_iters = o->max_iters;
+    so.recursive_stop = 1; /* this function's rule: the recursive residual */
+    if (st == PSL_OK)
+        st = psl_solver_create(&s, PSL_METHOD_CG, op, M, &so);
+    /* views of the caller's arrays (b is only read) */
+    if (st == PSL_OK)
+        st = psl_vec_wrap(&bv, ex, A->nrows, PSL_FP64, (void *)b, PSL_MEM_VIEW);
+    if (st == PSL_OK)
+        st = psl_vec_wrap(&xv, ex, A->nrows, PSL_FP64, x, PSL_MEM_VIEW);
+    psl_solve_result r = {0};
+    if (st == PSL_OK) {
+        st = psl_solver_solve(s, bv, xv, &r);
+        if (st == PSL_OK || st == PSL_ERR_NOT_CONVERGED || st == PSL_ERR_BREAKDOWN)
+            *out = (psl_dist_pcg_result){r.iterations, r.relres, r.relres_recursive};
+    }
+    psl_vec_destroy(&bv);
+    psl_vec_destroy(&xv);
+    psl_solver_destroy(&s);
+    psl_op_destroy(&M);
+    psl_op_destroy(&op);
+    psl_exec_destroy(&ex);
+    return st;
+}
+
 psl_status psl_dist_pcg(const psl_dist_matrix *A, const double *b, double *x,
                         const psl_dist_pcg_options *opt, psl_dist_pcg_result *res)
 {
     PSL_TRY(psl_dist_check(A, who));
-    const int32_t n = A->nrows;
-    double *r = NULL, *z = NULL, *p = NULL, *q = NULL;
-    psl_status st = check_local(A, b, x, opt);
-    if (st == PSL_OK) {
-        size_t m = n > 0 ? (size_t)n : 1;
-        r = malloc(m * sizeof *r);
-        z = malloc(m * sizeof *z);
-        p = malloc(m * sizeof *p);
-        q = malloc(m * sizeof *q);
-        if (!r || !z || !p || !q)
-            st = psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory (%d rows)", who, (int)n);
-    }
-    if ((st = psl_dist_agree(A->comm, st)) != PSL_OK)
-        goto fail;
-
-    const int jac = opt->jacobi;
+    psl_status st = psl_dist_agree(A->comm, check_local(A, b, x, opt));
     psl_dist_pcg_result out = {0, 0.0, 0.0};
-    double d3[3];
-    /* r = b - A x, z = M r; b.b, r.z, r.r in one reduction */
-    if ((st = psl_dist_spmv(1.0, A, x, 0.0, q, PSL_FP64)))
-        goto fail;
-    for (int32_t i = 0; i < n; i++) {
-        r[i] = b[i] - q[i];
-        z[i] = jac ? r[i] / A->diag[i] : r[i];
-    }
-    {
-        const void *xs[3] = {b, r, r}, *ys[3] = {b, z, r};
-        if ((st = psl_dist_dots(A, 3, xs, ys, PSL_FP64, d3)))
-            goto fail;
-    }
-    double bb = d3[0], rz = d3[1], rr = d3[2];
-    if (bb == 0.0) { /* b = 0: x = 0 */
-        for (int32_t i = 0; i < n; i++)
-            x[i] = 0.0;
-        goto done;
-    }
-    double bnorm = sqrt(bb);
-    out.relres_recursive = sqrt(rr) / bnorm;
-    for (int32_t i = 0; i < n; i++)
-        p[i] = z[i];
-    while (out.relres_recursive >= opt->tol) {
-        if (out.iterations >= opt->max_iters) {
-            st = psl_error(PSL_ERR_NOT_CONVERGED, "%s: %d iterations, relative residual %g",
-                           who, (int)out.iterations, out.relres_recursive);
-            break;
-        }
-        if ((st = psl_dist_spmv(1.0, A, p, 0.0, q, PSL_FP64)) ||
-            (st = psl_dist_dot(A, p, q, PSL_FP64, &d3[0])))
-            goto fail;
-        double pq = d3[0];
-        if (!(pq > 0.0) || !isfinite(pq) || !isfinite(rz)) {
-            st = psl_error(PSL_ERR_BREAKDOWN, "%s: iteration %d: p.Ap = %g, r.z = %g", who,
-                           (int)out.iterations + 1, pq, rz);
-            break;
-        }
-        double alpha = rz / pq;
-        for (int32_t i = 0; i < n; i++) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * q[i];
-            z[i] = jac ? r[i] / A->diag[i] : r[i];
-        }
-        const void *xs[2] = {r, r}, *ys[2] = {z, r};
-        if ((st = psl_dist_dots(A, 2, xs, ys, PSL_FP64, d3)))
-            goto fail;
-        out.iterations++;
-        double beta = d3[0] / rz;
-        rz = d3[0];
-        out.relres_recursive = sqrt(d3[1]) / bnorm;
-        if (!isfinite(out.relres_recursive)) {
-            st = psl_error(PSL_ERR_BREAKDOWN, "%s: iteration %d: residual not finite", who,
-                           (int)out.iterations);
-            break;
-        }
-        for (int32_t i = 0; i < n; i++)
-            p[i] = z[i] + beta * p[i];
-    }
-    /* the true residual */
-    {
-        psl_status st2 = psl_dist_spmv(1.0, A, x, 0.0, q, PSL_FP64);
-        for (int32_t i = 0; st2 == PSL_OK && i < n; i++)
-            r[i] = b[i] - q[i];
-        if (st2 == PSL_OK)
-            st2 = psl_dist_dot(A, r, r, PSL_FP64, &d3[0]);
-        if (st2 != PSL_OK) {
-            st = st2;
-            goto fail;
-        }
-        out.relres = sqrt(d3[0]) / bnorm;
-    }
-done:
-    if (res)
+    if (st == PSL_OK)
+        st = solve(A, b, x, opt, &out);
+    if (res && (st == PSL_OK || st == PSL_ERR_NOT_CONVERGED || st == PSL_ERR_BREAKDOWN))
         *res = out;
-fail:
-    free(r);
-    free(z);
-    free(p);
-    free(q);
     return st;
 }

@@ -20,34 +20,16 @@ static double entry(const void *v, int64_t i, psl_scalar t)
     }
 }
 
-psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
-                         const void *const *y, psl_scalar vec_type, double *results)
+psl_status psl_dist_sum_host(const psl_dist_matrix *A, double *vals, int k, psl_status local)
 {
-    static const char *who = "psl_dist_dots";
-    PSL_TRY(psl_dist_check(A, who));
-    psl_status st = PSL_OK;
+    static const char *who = "a distributed sum";
+    psl_status st = local;
     double mine[PSL_DIST_DOTS_MAX + 1] = {0};
     double *all = A->dots_buf; /* no allocation per call */
-    if (k < 1 || k > PSL_DIST_DOTS_MAX) {
-        st = psl_error(PSL_ERR_INVALID_VALUE, "%s: k = %d outside 1..%d", who, k,
-                       PSL_DIST_DOTS_MAX);
-        k = 1; /* the size every rank gathers must agree: a bad k is then 1 */
-    } else if (psl_dist_vec_size(vec_type) == 0)
-        st = psl_error(PSL_ERR_INVALID_VALUE, "%s: vector type %d is not FP64, FP32 or FP16",
-                       who, (int)vec_type);
-    else if (!results || !x || !y)
-        st = psl_error(PSL_ERR_NULL_POINTER, "%s: x, y or results is NULL", who);
-    else
-        for (int j = 0; j < k && st == PSL_OK; j++)
-            if (A->nrows > 0 && (!x[j] || !y[j]))
-                st = psl_error(PSL_ERR_NULL_POINTER, "%s: x[%d] or y[%d] is NULL", who, j, j);
-    if (st == PSL_OK)
-        for (int j = 0; j < k; j++) {
-            double s = 0.0;
-            for (int64_t i = 0; i < A->nrows; i++)
-                s += entry(x[j], i, vec_type) * entry(y[j], i, vec_type);
-            mine[j] = s;
-        }
+    if (k < 1 || k > PSL_DIST_DOTS_MAX)
+        return psl_error(PSL_ERR_INTERNAL, "psl_dist_sum_host: k = %d", k);
+    for (int j = 0; j < k && st == PSL_OK; j++)
+        mine[j] = vals[j];
     mine[k] = (double)st;
     double t0 = A->timing ? MPI_Wtime() : 0.0;
     PSL_MPI_OK(MPI_Allgather(mine, k + 1, MPI_DOUBLE, all, k + 1, MPI_DOUBLE, A->comm),
@@ -69,9 +51,43 @@ psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
         double s = 0.0;
         for (int r = 0; r < A->nranks; r++)
             s += all[(size_t)r * (k + 1) + j];
-        results[j] = s;
+        vals[j] = s;
     }
 fail:
+    return st;
+}
+
+psl_status psl_dist_dots(const psl_dist_matrix *A, int k, const void *const *x,
+                         const void *const *y, psl_scalar vec_type, double *results)
+{
+    static const char *who = "psl_dist_dots";
+    PSL_TRY(psl_dist_check(A, who));
+    psl_status st = PSL_OK;
+    double mine[PSL_DIST_DOTS_MAX] = {0};
+    if (k < 1 || k > PSL_DIST_DOTS_MAX) {
+        st = psl_error(PSL_ERR_INVALID_VALUE, "%s: k = %d outside 1..%d", who, k,
+                       PSL_DIST_DOTS_MAX);
+        k = 1; /* the size every rank gathers must agree: a bad k is then 1 */
+    } else if (psl_dist_vec_size(vec_type) == 0)
+        st = psl_error(PSL_ERR_INVALID_VALUE, "%s: vector type %d is not FP64, FP32 or FP16",
+                       who, (int)vec_type);
+    else if (!results || !x || !y)
+        st = psl_error(PSL_ERR_NULL_POINTER, "%s: x, y or results is NULL", who);
+    else
+        for (int j = 0; j < k && st == PSL_OK; j++)
+            if (A->nrows > 0 && (!x[j] || !y[j]))
+                st = psl_error(PSL_ERR_NULL_POINTER, "%s: x[%d] or y[%d] is NULL", who, j, j);
+    if (st == PSL_OK)
+        for (int j = 0; j < k; j++) {
+            double s = 0.0;
+            for (int64_t i = 0; i < A->nrows; i++)
+                s += entry(x[j], i, vec_type) * entry(y[j], i, vec_type);
+            mine[j] = s;
+        }
+    st = psl_dist_sum_host(A, mine, k, st);
+    if (st == PSL_OK)
+        for (int j = 0; j < k; j++)
+            results[j] = mine[j];
     return st;
 }
 

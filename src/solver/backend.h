@@ -92,6 +92,19 @@ enum {
 #define PSL_FLAG_INDEFINITE 1.0
 #define PSL_FLAG_NONFINITE 2.0
 
+/* Apply `check` to the dot product v, setting *flag (sticky; flag NULL or
+ * CHECK_NONE: nothing). Host or device code. */
+PSL_HD void psl_dot_check_apply(double v, unsigned check, double *flag)
+{
+    if (check == PSL_DOT_CHECK_NONE || !flag || *flag != 0.0)
+        return;
+    if (!isfinite(v))
+        *flag = PSL_FLAG_NONFINITE;
+    else if ((check == PSL_DOT_CHECK_POSITIVE && !(v > 0.0)) ||
+             (check == PSL_DOT_CHECK_NONNEG && !(v >= 0.0)))
+        *flag = PSL_FLAG_INDEFINITE;
+}
+
 /* Size of one mailbox of an executor (psl_backend.post_read). */
 #define PSL_MAILBOX_BYTES 64
 
@@ -161,7 +174,15 @@ typedef struct psl_backend {
      *   x = x + a*d;  r = r - a*q;  out[0] = r . r */
     psl_status (*fcg_update)(psl_exec *ex, psl_sexpr a, psl_vview d, psl_vview q, psl_vview x,
                              psl_vview r, psl_scalar acc, double *out);
+    /* `check` on the slot *v, setting the slot *flag, as dots does on out[0]
+     * (queued: the reduced form of the entries above checks after its sum). */
+    psl_status (*check)(psl_exec *ex, const double *v, unsigned check, double *flag);
 } psl_backend;
+
+/* A sum over the processes of a distributed run: replaces the k slots
+ * out[0..k-1] (backend memory, in the executor's queue order) by their sums
+ * over the processes, the same bits on every process. */
+typedef psl_status (*psl_exec_reduce_fn)(psl_exec *ex, void *ctx, double *out, int k);
 
 /* The backends (the CUDA one answers PSL_ERR_NOT_SUPPORTED in a build
  * without CUDA: see psl_exec_create_cuda). */
@@ -179,7 +200,22 @@ struct psl_exec {
                         mailboxes and their events (backend-owned) */
     size_t scratch_bytes;
     double mail[2][PSL_MAILBOX_BYTES / sizeof(double)]; /* CPU: the mailboxes */
+    /* A distributed run (psl_exec_set_reduce): be is then psl_backend_reducing,
+     * which calls local_be and sums its dot products with reduce. */
+    const psl_backend *local_be;
+    psl_exec_reduce_fn reduce;
+    void *reduce_ctx;
 };
+
+/* The table of a distributed executor (backend_reduce.c): local_be's
+ * entries, with dots, cg_residual and fcg_update summed by reduce before
+ * their checks. */
+extern const psl_backend psl_backend_reducing;
+
+/* Make ex's reductions sums over processes (fn NULL: local again): sets
+ * ex->be to psl_backend_reducing over its own backend. Refused while a
+ * different reduction is set (PSL_ERR_INVALID_VALUE). */
+psl_status psl_exec_set_reduce(psl_exec *ex, psl_exec_reduce_fn fn, void *ctx);
 
 #define PSL_EXEC_MAGIC 0x43455850534cULL /* "LSPXEC" */
 

@@ -27,16 +27,9 @@ static int64_t dot_chunk(int64_t n)
 
 static bool sx_zero(psl_sexpr e) { return e.c == 0.0 && !e.num && !e.den && !e.guard; }
 
-/* Apply a dot check to out[0] (backend.h). */
 static void dot_check(double v, unsigned check, double *flag)
 {
-    if (check == PSL_DOT_CHECK_NONE || !flag || *flag != 0.0)
-        return;
-    if (!isfinite(v))
-        *flag = PSL_FLAG_NONFINITE;
-    else if ((check == PSL_DOT_CHECK_POSITIVE && v <= 0.0) ||
-             (check == PSL_DOT_CHECK_NONNEG && v < 0.0))
-        *flag = PSL_FLAG_INDEFINITE;
+    psl_dot_check_apply(v, check, flag);
 }
 
 /* ---- element access per vector type: T stored, A arithmetic */
@@ -451,6 +444,13 @@ static psl_status cpu_fcg_update(psl_exec *ex, psl_sexpr ae, psl_vview d, psl_vv
     return PSL_OK;
 }
 
+static psl_status cpu_check(psl_exec *ex, const double *v, unsigned check, double *flag)
+{
+    (void)ex;
+    dot_check(*v, check, flag);
+    return PSL_OK;
+}
+
 const psl_backend psl_backend_cpu = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -470,4 +470,5 @@ const psl_backend psl_backend_cpu = {
     .cg_residual = cpu_cg_residual,
     .cg_update = cpu_cg_update,
     .fcg_update = cpu_fcg_update,
+    .check = cpu_check,
 };

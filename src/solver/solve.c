@@ -5,7 +5,9 @@
  * solves, scales back, and times each part. IO-CG is assembled here: FCG
  * whose preconditioner is the operator of a fixed-iteration FP32 CG; and
  * F3R: FGMRES FP64 over FGMRES FP32 over FGMRES FP32 with an FP16 matrix over
- * adaptive Richardson in FP16 (packsell.h, psl_f3r_options).
+ * adaptive Richardson in FP16 (packsell.h, psl_f3r_options), whose layers
+ * 2-4 are also offered alone as a preconditioner (psl_precond_f3r) for an
+ * outer flexible solver of the caller's.
  */
 #include "solver/solver_internal.h"
 
@@ -224,9 +226,10 @@ static psl_status f3r_named(psl_status st, const char *what)
     return psl_error(st, "F3R %s: %s", what, keep);
 }
 
-/* F3R's layers 2-4 and layer 1 as p->outer (packsell.h, psl_f3r_options). */
-static psl_status f3r_build(solve_parts *p, const psl_solve_config *c,
-                            const psl_solver_options *o1)
+/* F3R's layers 2-4 over p's operators (packsell.h, psl_f3r_options); layer
+ * 2 takes its input as given when unit_input (an outer FGMRES's unit
+ * vectors), else normalises it. */
+static psl_status f3r_layers(solve_parts *p, const psl_solve_config *c, int unit_input)
 {
     const psl_f3r_options *f = &c->f3r;
     bool d = f->variant == PSL_F3R_FP64;
@@ -254,12 +257,53 @@ static psl_status f3r_build(solve_parts *p, const psl_solve_config *c,
                               &in));
     in.fixed_iters = f->m2;
     in.op_type = PSL_FP64;
-    PSL_TRY(psl_solver_create(&p->layer[0], PSL_METHOD_FGMRES, A2, psl_solver_op(p->layer[1]),
-                              &in));
+    in.op_unit_input = unit_input;
+    return psl_solver_create(&p->layer[0], PSL_METHOD_FGMRES, A2, psl_solver_op(p->layer[1]),
+                             &in);
+}
+
+/* F3R's layers 2-4 and layer 1 as p->outer. */
+static psl_status f3r_build(solve_parts *p, const psl_solve_config *c,
+                            const psl_solver_options *o1)
+{
+    PSL_TRY(f3r_layers(p, c, 1));
     psl_solver_options o = *o1;
-    o.restart = f->m1;
+    o.restart = c->f3r.m1;
     return psl_solver_create(&p->outer, PSL_METHOD_FGMRES, p->Aop, psl_solver_op(p->layer[0]),
                              &o);
+}
+
+/* F3R's FP32 and FP16 matrices of the system Sys (not for FP64-F3R): p->A32,
+ * p->A16 and p->codec16 (the automatic choice made, into *codec). */
+static psl_status f3r_convert(solve_parts *p, const psl_solve_config *c, const psl_matrix *Sys,
+                              psl_codec *codec)
+{
+    psl_convert_options o32, o16;
+    psl_convert_options_init(&o32);
+    o32.format = PSL_FORMAT_SELL;
+    o32.value_type = PSL_FP32;
+    if (c->f3r.variant == PSL_F3R_PACKSELL) {
+        psl_codec k = c->f3r.codec;
+        p->codec16 = k.exp_bits == 0 && k.man_bits == 0 ? f3r_auto_codec(Sys) : k;
+        *codec = p->codec16;
+    }
+    f3r_storage16(c->f3r.variant, p->codec16, &o16);
+    PSL_TRY(f3r_named(psl_matrix_convert(&p->A32, Sys, &o32), "layer 2's matrix (SELL FP32)"));
+    char what[64];
+    if (c->f3r.variant == PSL_F3R_PACKSELL)
+        snprintf(what, sizeof what, "layers 3-4's matrix (PackSELL E%dM%d)",
+                 (int)p->codec16.exp_bits, (int)p->codec16.man_bits);
+    else
+        snprintf(what, sizeof what, "layers 3-4's matrix (SELL FP16)");
+    return f3r_named(psl_matrix_convert(&p->A16, Sys, &o16), what);
+}
+
+/* The operators of F3R's FP32 and FP16 matrices on p->ex. */
+static psl_status f3r_ops(solve_parts *p)
+{
+    PSL_TRY(psl_op_matrix(&p->A32op, p->ex, p->A32, PSL_FP32));
+    PSL_TRY(psl_op_matrix(&p->A16op32, p->ex, p->A16, PSL_FP32));
+    return psl_op_matrix(&p->A16op16, p->ex, p->A16, PSL_FP16);
 }
 
 static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double *b,
@@ -309,27 +353,8 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
     }
     if (c->method == PSL_SOLVE_IOCG)
         PSL_TRY(psl_matrix_convert(&p->Ainner, Sys, &c->inner_storage));
-    if (c->method == PSL_SOLVE_F3R && c->f3r.variant != PSL_F3R_FP64) {
-        psl_convert_options o32, o16;
-        psl_convert_options_init(&o32);
-        o32.format = PSL_FORMAT_SELL;
-        o32.value_type = PSL_FP32;
-        if (c->f3r.variant == PSL_F3R_PACKSELL) {
-            psl_codec k = c->f3r.codec;
-            p->codec16 = k.exp_bits == 0 && k.man_bits == 0 ? f3r_auto_codec(Sys) : k;
-            rep->f3r_codec = p->codec16;
-        }
-        f3r_storage16(c->f3r.variant, p->codec16, &o16);
-        PSL_TRY(f3r_named(psl_matrix_convert(&p->A32, Sys, &o32),
-                          "layer 2's matrix (SELL FP32)"));
-        char what[64];
-        if (c->f3r.variant == PSL_F3R_PACKSELL)
-            snprintf(what, sizeof what, "layers 3-4's matrix (PackSELL E%dM%d)",
-                     (int)p->codec16.exp_bits, (int)p->codec16.man_bits);
-        else
-            snprintf(what, sizeof what, "layers 3-4's matrix (SELL FP16)");
-        PSL_TRY(f3r_named(psl_matrix_convert(&p->A16, Sys, &o16), what));
-    }
+    if (c->method == PSL_SOLVE_F3R && c->f3r.variant != PSL_F3R_FP64)
+        PSL_TRY(f3r_convert(p, c, Sys, &rep->f3r_codec));
     double t2 = psl_wall_seconds();
     rep->convert_seconds = t2 - t1;
 
@@ -346,11 +371,8 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
         PSL_TRY(psl_op_matrix(&p->Rop, p->ex, Sys, PSL_FP64));
     if (p->Ainner)
         PSL_TRY(psl_op_matrix(&p->Ainop, p->ex, p->Ainner, PSL_FP32));
-    if (p->A16) {
-        PSL_TRY(psl_op_matrix(&p->A32op, p->ex, p->A32, PSL_FP32));
-        PSL_TRY(psl_op_matrix(&p->A16op32, p->ex, p->A16, PSL_FP32));
-        PSL_TRY(psl_op_matrix(&p->A16op16, p->ex, p->A16, PSL_FP16));
-    }
+    if (p->A16)
+        PSL_TRY(f3r_ops(p));
     double t3 = psl_wall_seconds();
     rep->upload_seconds = t3 - t2;
 
@@ -384,6 +406,121 @@ static psl_status solve_build(solve_parts *p, const psl_matrix *A, const double 
     PSL_TRY(st);
     double t4 = psl_wall_seconds();
     rep->precond_seconds = t4 - t3;
+    return PSL_OK;
+}
+
+/* ---- F3R's layers 2-4 as a preconditioner (psl_precond_f3r) */
+
+typedef struct f3r_prec {
+    solve_parts p;     /* its ex is the caller's: not destroyed with the rest */
+    const psl_op *F;   /* layer 2 as an operator, FP64 in and out */
+    psl_vview ginv;    /* scaled: 1/gbar (FP64); else data NULL */
+    psl_vview t, u;    /* scaled: work vectors (FP64) */
+} f3r_prec;
+
+static void f3r_prec_free(psl_exec *ex, f3r_prec *f)
+{
+    if (!f)
+        return;
+    psl_work_free(ex, &f->ginv);
+    psl_work_free(ex, &f->t);
+    psl_work_free(ex, &f->u);
+    f->p.ex = NULL; /* the caller's */
+    parts_free(&f->p);
+    free(f);
+}
+
+/* y = alpha F(x) + beta y; scaled: F(x) = G^-1 F_s(G^-1 x). */
+static psl_status f3r_prec_apply(const psl_op *op, double alpha, psl_vview x, double beta,
+                                 psl_vview y)
+{
+    const f3r_prec *f = op->impl;
+    if (!f->ginv.data)
+        return f->F->apply(f->F, alpha, x, beta, y);
+    psl_exec *ex = op->ex;
+    PSL_TRY(ex->be->diag_scale(ex, psl_sx(1.0), f->ginv, x, psl_sx(0.0), f->t));
+    PSL_TRY(f->F->apply(f->F, 1.0, f->t, 0.0, f->u));
+    return ex->be->diag_scale(ex, psl_sx(alpha), f->ginv, f->u, psl_sx(beta), y);
+}
+
+static void f3r_prec_destroy(psl_op *op) { f3r_prec_free(op->ex, op->impl); }
+
+psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                           const psl_solve_config *cfg)
+{
+    const char *who = "psl_precond_f3r";
+    if (!M)
+        return psl_error(PSL_ERR_NULL_POINTER, "%s: M is NULL", who);
+    *M = NULL;
+    PSL_TRY(psl_exec_check(ex, who));
+    PSL_TRY(psl_matrix_check_fp64_csr(A, who));
+    if (A->nrows != A->ncols)
+        return psl_error(PSL_ERR_INVALID_VALUE, "%s: the matrix is %d x %d, not square", who,
+                         A->nrows, A->ncols);
+    psl_solve_config c;
+    if (cfg)
+        c = *cfg;
+    else
+        psl_solve_config_init(&c);
+    c.method = PSL_SOLVE_F3R;
+    c.sdainv_wt = c.sdainv_zdinv = NULL;
+    PSL_TRY(check_config(&c, who));
+    f3r_prec *f = NULL;
+    PSL_TRY(psl_alloc_zero((void **)&f, 1, sizeof *f, "an F3R preconditioner"));
+    solve_parts *p = &f->p;
+    p->ex = ex;
+    int64_t n = A->nrows;
+    const psl_matrix *S = A;
+    psl_status st = PSL_OK;
+    if (c.scale) {
+        st = psl_alloc_zero((void **)&p->gbar, n > 0 ? (size_t)n : 1, sizeof(double), "gbar");
+        if (st == PSL_OK)
+            st = psl_matrix_scale_symmetric(&p->As, A, p->gbar);
+        S = p->As;
+    }
+    p->sys = S;
+    psl_codec codec = {0, 0};
+    if (st == PSL_OK && c.f3r.variant != PSL_F3R_FP64)
+        st = f3r_convert(p, &c, S, &codec);
+    if (st == PSL_OK && c.f3r.variant == PSL_F3R_FP64)
+        st = psl_op_matrix(&p->Aop, ex, S, PSL_FP64);
+    if (st == PSL_OK && p->A16)
+        st = f3r_ops(p);
+    if (st == PSL_OK)
+        st = f3r_layers(p, &c, 0);
+    if (st == PSL_OK)
+        f->F = psl_solver_op(p->layer[0]);
+    if (st == PSL_OK && c.scale) {
+        double *gi = NULL;
+        st = psl_alloc_zero((void **)&gi, n > 0 ? (size_t)n : 1, sizeof *gi, "1/gbar");
+        for (int64_t i = 0; st == PSL_OK && i < n; i++)
+            gi[i] = 1.0 / p->gbar[i];
+        if (st == PSL_OK)
+            st = psl_work_new(ex, n, PSL_FP64, &f->ginv);
+        if (st == PSL_OK)
+            st = ex->be->from_host(ex, f->ginv.data, gi, (size_t)n * sizeof *gi);
+        if (st == PSL_OK)
+            st = ex->be->sync(ex);
+        free(gi);
+        if (st == PSL_OK)
+            st = psl_work_new(ex, n, PSL_FP64, &f->t);
+        if (st == PSL_OK)
+            st = psl_work_new(ex, n, PSL_FP64, &f->u);
+    }
+    psl_op *op = NULL;
+    if (st == PSL_OK) {
+        op = psl_op_new(ex, n, n, PSL_FP64, PSL_FP64, "f3r");
+        if (!op)
+            st = PSL_ERR_OUT_OF_MEMORY;
+    }
+    if (st != PSL_OK) {
+        f3r_prec_free(ex, f);
+        return st;
+    }
+    op->impl = f;
+    op->apply = f3r_prec_apply;
+    op->destroy = f3r_prec_destroy;
+    *M = op;
     return PSL_OK;
 }
 

@@ -253,14 +253,7 @@ template <int K, class ACC> __device__ __forceinline__ void psl_red_finish(ACC (
         for (int j = 0; j < K; j++)
             if (j < red.k)
                 red.out[j] = (double)t[j];
-        if (red.check != PSL_DOT_CHECK_NONE && *red.flag == 0.0) {
-            const double v = (double)t[0];
-            if (!isfinite(v))
-                *red.flag = PSL_FLAG_NONFINITE;
-            else if ((red.check == PSL_DOT_CHECK_POSITIVE && !(v > 0.0)) ||
-                     (red.check == PSL_DOT_CHECK_NONNEG && !(v >= 0.0)))
-                *red.flag = PSL_FLAG_INDEFINITE;
-        }
+        psl_dot_check_apply((double)t[0], red.check, red.flag);
         *red.ticket = 0u;
     }
 }
@@ -1189,9 +1182,26 @@ extern "C" void psl_cuda_exec_release(psl_exec *ex)
     ex->scratch_bytes = 0;
 }
 
+/* The check of a reduced slot, one thread. */
+__global__ void psl_check_kernel(const double *v, unsigned check, double *flag)
+{
+    psl_dot_check_apply(*v, check, flag);
+}
+
+static psl_status cu_check(psl_exec *ex, const double *v, unsigned check, double *flag)
+{
+    psl_cu c = {};
+    PSL_TRY(psl_cu_enter(ex, "check", &c));
+    PSL_TRY(psl_cu_slots((double *)v, check, flag, "check"));
+    if (check == PSL_DOT_CHECK_NONE)
+        return PSL_OK;
+    psl_check_kernel<<<1, 1, 0, c.s>>>(v, check, flag);
+    return psl_cuda_launch_status("check");
+}
+
 extern "C" const psl_backend psl_backend_cuda = {
     "cuda",        cu_alloc, cu_free,      cu_to_host,    cu_from_host,  cu_copy_bytes,
     cu_sync,       cu_post_read, cu_take_read,
     cu_fill,       cu_scale_copy, cu_axpby,     cu_maxpy,      cu_diag_scale,
-    cu_dots,       cu_cg_residual, cu_cg_update, cu_fcg_update,
+    cu_dots,       cu_cg_residual, cu_cg_update, cu_fcg_update, cu_check,
 };
