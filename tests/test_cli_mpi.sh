@@ -2,12 +2,13 @@
 # test_cli_mpi.sh -- `packsell bench` and `packsell solve` under mpirun
 # (builds with MPI): run on NP ranks, they print each rank's split; solve's
 # iteration count and true residual agree with the serial `packsell solve`
-# of the same matrix and b; bad input gives one clear error (rank 0's) and
-# the same non-zero exit status on every rank, without a hang (every run
-# under timeout).
-# Matrices: gen:hpcg:4:4:4 generated on each rank (NP 1, 2: the 16^3 grid
-# splits; NP 3: refused, the grid does not divide), gen:lap3d:12 and a
-# Matrix Market file written by `packsell gen`, both scattered from rank 0.
+# of the same matrix and b for every method offered under MPI (FP64 and
+# FP32 vectors); bad input gives one clear error (rank 0's) and the same
+# non-zero exit status on every rank, without a hang (every run under
+# timeout). Matrices: gen:hpcg:4:4:4 and gen:hpgmp:3:3:3 generated on each
+# rank (NP 1, 2: the grids split; NP 3: refused, they do not divide),
+# gen:lap3d:12 and Matrix Market files written by `packsell gen` (lap3d,
+# hpgmp: nonsymmetric), scattered from rank 0.
 # Usage: test_cli_mpi.sh PACKSELL MPIEXEC "MPIEXEC_FLAGS" NP
 set -u
 exe=$1 mpiexec=$2 flags=$3 np=$4
@@ -47,6 +48,7 @@ iters() { awk '$1 == "iterations" {print $2; exit}' "$1"; }
 relres() { sed -n 's/.*relative residual \([0-9.e+-]*\).*/\1/p' "$1" | head -1; }
 
 "$exe" gen gen:lap3d:10 -o "$tmp/lap3d.mtx" >/dev/null || bad "packsell gen"
+"$exe" gen gen:hpgmp:3:3:3 -o "$tmp/hpgmp.mtx" >/dev/null || bad "packsell gen"
 
 # ---- bench: a line per kernel, then one line per rank with the split
 for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
@@ -66,30 +68,51 @@ for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
 done
 note "bench ran on $np ranks"
 
-# ---- solve against the serial command (PCG, Jacobi, the same b). The
-# distributed PCG sums its products and dots in another order than the
-# serial one and stops on the recursive residual, the serial one on the
-# true residual: the iteration counts may differ by rounding near the
-# tolerance, so they must be equal or within 1; the residuals both < tol.
-for m in gen:hpcg:4:4:4 gen:lap3d:12 "$tmp/lap3d.mtx"; do
-  if [ "$np" -eq 3 ] && [ "$m" = gen:hpcg:4:4:4 ]; then continue; fi
-  mrun solve "$m" --method pcg --precond jacobi --tol 1e-8 --json "$tmp/s.json"
-  [ $rc -eq 0 ] || { bad "solve $m: exit $rc"; cat "$tmp/err"; continue; }
-  json_ok "$tmp/s.json" && grep -qE '"nranks": ?'"$np" "$tmp/s.json" ||
-    bad "solve $m: --json not valid or without nranks $np"
+# ---- solve against the serial command (Jacobi or none, the same b, the
+# system unscaled: the serial --no-scale). Every method of the library runs
+# on the distributed operator; only the SpMV's and the dots' summation
+# orders differ from the serial run (each row's A_d part, then its A_o part;
+# partial sums per rank), which moves the residual by rounding only: with
+# FP64 vectors the iteration counts must be equal or within 1 (a residual
+# that lands within rounding of tol may take one step more or less), the
+# residuals both below tol. FP32 vectors (tol 1e-5, above where FP32 PCG
+# stagnates) round each step at 1e-7, which the
+# other order changes more: within 10% there.
+compare() { # TOL ALLOWED_DIFF MATRIX ARGS...
+  local tol=$1 diff=$2 m=$3
+  shift 3
+  mrun solve "$m" --tol "$tol" --json "$tmp/s.json" "$@"
+  [ "$rc" = 0 ] || { bad "solve $m $*: exit $rc: $(cat "$tmp/err")"; return; }
   cp "$tmp/out" "$tmp/mpi.txt"
-  grep -q "pack_s.*A_d_s.*wait_s.*A_o_s.*allred_s" "$tmp/mpi.txt" || bad "solve $m: no split"
-  timeout 300 "$exe" solve "$m" --method pcg --precond jacobi --tol 1e-8 --no-scale >"$tmp/ser.txt" 2>&1 ||
-    bad "serial solve $m failed"
+  grep -q "pack_s.*A_d_s.*wait_s.*A_o_s.*allred_s" "$tmp/mpi.txt" || bad "solve $m $*: no split"
+  nr=$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ \|' "$tmp/mpi.txt")
+  [ "$nr" -eq "$np" ] || bad "solve $m $*: $nr rank lines, expected $np"
+  { json_ok "$tmp/s.json" && grep -qE '"nranks": ?'"$np" "$tmp/s.json"; } ||
+    bad "solve $m $*: --json not valid or without nranks $np"
+  timeout 300 "$exe" solve "$m" --tol "$tol" --no-scale "$@" >"$tmp/ser.txt" 2>&1 ||
+    bad "serial solve $m $* failed"
+  local im is rm_ rs
   im=$(iters "$tmp/mpi.txt") is=$(iters "$tmp/ser.txt")
   rm_=$(relres "$tmp/mpi.txt") rs=$(relres "$tmp/ser.txt")
-  note "solve $m: $im iterations, relres $rm_ (serial: $is, $rs)"
-  if [ -z "$im" ] || [ -z "$is" ] || [ $((im - is)) -gt 1 ] || [ $((is - im)) -gt 1 ]; then
-    bad "solve $m: $im iterations under MPI, $is serial"
+  note "solve $m $*: $im iterations, relres $rm_ (serial: $is, $rs)"
+  if [ -z "$im" ] || [ -z "$is" ] ||
+    ! awk -v a="$im" -v b="$is" -v d="$diff" 'BEGIN {x = a - b; if (x < 0) x = -x;
+        exit !(d >= 1 ? x <= d : x <= d * b)}'; then
+    bad "solve $m $*: $im iterations under MPI, $is serial"
   fi
-  awk -v a="$rm_" -v b="$rs" 'BEGIN {exit !(a > 0 && a < 1e-8 && b > 0 && b < 1e-8)}' ||
-    bad "solve $m: relres $rm_ (MPI) / $rs (serial) not both below 1e-8"
+  awk -v a="$rm_" -v b="$rs" -v t="$tol" 'BEGIN {exit !(a > 0 && a < t && b > 0 && b < t)}' ||
+    bad "solve $m $*: relres $rm_ (MPI) / $rs (serial) not both below $tol"
+}
+hp=gen:hpcg:4:4:4
+[ "$np" -eq 3 ] && hp=gen:lap3d:12 # 16^3 does not split over 1 x 1 x 3
+for meth in pcg fcg iocg gmres fgmres bicgstab; do
+  compare 1e-8 1 "$hp" --method "$meth"
 done
+compare 1e-8 1 gen:lap3d:12 --method pcg --precond none
+compare 1e-8 1 "$tmp/lap3d.mtx" --method fgmres --restart 10
+[ "$np" -eq 3 ] || compare 1e-8 1 gen:hpgmp:3:3:3 --method gmres --restart 20
+compare 1e-8 1 "$tmp/hpgmp.mtx" --method bicgstab
+compare 1e-5 0.1 "$hp" --method pcg --vectors fp32
 
 # ---- bad input: one error line (rank 0 prints), the same status, no hang
 expect_error() { # WANT_RC PATTERN ARGS...
@@ -108,7 +131,8 @@ expect_error 1 "bad.mtx" solve "$tmp/bad.mtx"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 4 1\n1 1 1\n' >"$tmp/rect.mtx"
 expect_error 1 "square" solve "$tmp/rect.mtx"
 expect_error 2 "unknown option" solve gen:lap3d:5 --bogus
-expect_error 2 "not available under MPI" solve gen:lap3d:5 --method gmres
+expect_error 2 "not available under MPI" solve gen:lap3d:5 --method f3r
+expect_error 2 "not available under MPI" solve gen:lap3d:5 --precond sdainv
 expect_error 1 "must be >= 1" bench gen:lap2d:0 --kernels csr-fp64
 if [ "$np" -eq 3 ]; then
   expect_error 1 "does not split" solve gen:hpcg:4:4:4

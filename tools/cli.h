@@ -273,18 +273,20 @@ const char *cli_json_number(double v, char *buf, size_t len);
     "      --mpi            run distributed without a launcher variable\n"
 #define CLI_MPI_SOLVE_HELP                                                           \
     "\n"                                                                             \
-    "Under MPI (this build has it): mpirun -np N packsell solve MATRIX --method pcg\n" \
-    "[--precond jacobi|none] (started by mpirun, or with --mpi) builds the\n"        \
-    "distributed matrix as 'packsell bench --help' says and solves with\n"           \
-    "psl_dist_pcg on FP64 vectors: b drawn by natural row (the serial command's b),\n" \
-    "stopping on the recursive residual, the true one reported. The system is\n"     \
-    "solved unscaled: Jacobi-PCG on A is, in exact arithmetic, CG on the scaled\n"   \
-    "system the serial default solves; the residual is that of A x = b (as with\n"   \
-    "--no-scale), the scaled system's too when the diagonal is constant (HPCG).\n"   \
-    "Setup and solve times (the slowest rank's) apart, and each rank's split of\n"   \
-    "the solve: pack, A_d, wait, A_o, allreduce. Other methods and\n"               \
-    "preconditioners, --device cuda, --rhs, --output, --history and --sdainv-cache\n" \
-    "are refused under MPI for now.\n"                                               \
+    "Under MPI (this build has it): mpirun -np N packsell solve MATRIX [options]\n"  \
+    "(started by mpirun, or with --mpi) builds the distributed matrix as 'packsell\n" \
+    "bench --help' says and runs the library's solvers on it unchanged, through\n"  \
+    "the distributed operator layer (psl_dist_op_create, psl_dist_exec_attach: the\n" \
+    "dot products summed over the ranks): --method pcg, fcg, iocg (the inner\n"     \
+    "matrix distributed too), gmres, fgmres or bicgstab, --precond jacobi or none,\n" \
+    "--vectors fp64 or fp32, the other options as above. b is drawn by natural\n"   \
+    "row (the serial command's b). The system is solved unscaled, as with\n"        \
+    "--no-scale (for PCG with Jacobi the same method in exact arithmetic, and the\n" \
+    "same residual when the diagonal is constant, as HPCG's). Setup (matrices;\n"   \
+    "operators, preconditioner, solver) and solve times (the slowest rank's)\n"     \
+    "apart, and each rank's split of the solve: pack, A_d, wait, A_o, allreduce.\n" \
+    "Refused under MPI for now: --method f3r, --precond sdainv, --device cuda,\n"   \
+    "--rhs, --output, --history, --sdainv-cache.\n"                                \
     "      --mpi             run distributed without a launcher variable\n"
 #else
 #define CLI_MPI_BENCH_HELP ""

@@ -79,7 +79,7 @@ static void usage(void)
            "\n"
            "Example: packsell solve gen:hpcg:5:5:5 --method iocg --precond sdainv\n"
 #ifdef PSL_TOOL_MPI
-           "         mpirun -np 4 packsell solve gen:hpcg:6:6:6 --method pcg\n"
+           "         mpirun -np 4 packsell solve gen:hpcg:6:6:6 --method fgmres\n"
 #endif
            );
 }
