@@ -37,3 +37,12 @@ foreach(src ${PSL_DIST_TEST_SOURCES})
     endif()
   endforeach()
 endforeach()
+
+# The packsell command under mpirun (tests/test_cli_mpi.sh): bench and
+# solve on 1, 2 and 3 ranks against the serial command.
+foreach(np 1 2 3)
+  add_test(NAME test_cli_mpi_np${np} COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_cli_mpi.sh
+    $<TARGET_FILE:packsell> ${MPIEXEC_EXECUTABLE} "${PSL_MPIEXEC_FLAGS}" ${np})
+  set_tests_properties(test_cli_mpi_np${np} PROPERTIES TIMEOUT 900 LABELS mpi PROCESSORS ${np}
+    ENVIRONMENT "${PSL_MPI_TEST_ENV}")
+endforeach()

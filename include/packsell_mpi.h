@@ -95,6 +95,52 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
                                       const psl_convert_options *diag_opt,
                                       const psl_convert_options *offd_opt);
 
+/* How psl_dist_matrix_scatter_csr and psl_dist_matrix_read_mm split the
+ * rows over the ranks (psl_dist_balance_rows' two rules). */
+typedef enum psl_dist_balance {
+    PSL_DIST_BALANCE_NNZ = 0, /* by nonzeros: psl_dist_balance_rows with the row pointer */
+    PSL_DIST_BALANCE_ROWS = 1 /* by rows: psl_dist_balance_rows without it */
+} psl_dist_balance;
+
+/* Create a distributed matrix from a whole FP64 CSR matrix held on rank
+ * `root` alone: root splits the rows in contiguous blocks (`balance`, the
+ * rule of psl_dist_balance_rows, so the blocks are the ones it gives) and
+ * sends each rank its rows (MPI_Scatter of each rank's row count and
+ * nonzeros, then its row pointers, columns and values in messages of at
+ * most 2^28 entries each, so a rank may receive more than 2^31 nonzeros);
+ * then psl_dist_matrix_create_csr on every rank. Collective.
+ *   A          receives the handle (NULL on error)
+ *   comm       the communicator (duplicated by the matrix)
+ *   src        on root: an FP64 CSR matrix (psl_mm_read, psl_generate,
+ *              psl_matrix_to_csr), square; read there only (the caller
+ *              keeps it); ignored on the other ranks (may be NULL)
+ *   root       the rank holding src, the same on every rank
+ *   balance    PSL_DIST_BALANCE_NNZ or PSL_DIST_BALANCE_ROWS
+ *   diag_opt, offd_opt  as psl_dist_matrix_create_csr
+ * Errors (every rank the same, root's message on every rank):
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE (src on root),
+ * PSL_ERR_INVALID_VALUE (root out of range or different across ranks,
+ * balance), PSL_ERR_WRONG_FORMAT (src not FP64 CSR), PSL_ERR_UNSUPPORTED
+ * (src not square), PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI and those of
+ * psl_dist_matrix_create_csr. */
+psl_status psl_dist_matrix_scatter_csr(psl_dist_matrix **A, MPI_Comm comm, const psl_matrix *src,
+                                       int root, psl_dist_balance balance,
+                                       const psl_convert_options *diag_opt,
+                                       const psl_convert_options *offd_opt);
+
+/* Read a Matrix Market file on rank `root` only (psl_mm_read: the other
+ * ranks need not see the file; path is ignored there and may be NULL) and
+ * scatter its rows as psl_dist_matrix_scatter_csr does. The matrix must be
+ * square. Collective. Errors (every rank the same): those of psl_mm_read
+ * on root (PSL_ERR_IO for a missing file, PSL_ERR_PARSE naming the line,
+ * ...), given on every rank with root's message ("rank R: ..." on the
+ * others); PSL_ERR_UNSUPPORTED (not square, named with its size), and
+ * those of psl_dist_matrix_scatter_csr. Nothing is kept on error. */
+psl_status psl_dist_matrix_read_mm(psl_dist_matrix **A, MPI_Comm comm, const char *path,
+                                   int root, psl_dist_balance balance,
+                                   const psl_convert_options *diag_opt,
+                                   const psl_convert_options *offd_opt);
+
 /* The 3D process grid of nranks ranks that the generators use: dims[0] x
  * dims[1] x dims[2] = nranks with the smallest dims[0] + dims[1] + dims[2]
  * (ties: the most ranks along z). Local. Errors: PSL_ERR_NULL_POINTER,

@@ -105,6 +105,11 @@ typedef struct bench_device {
     char build_error[256];
 } bench_device;
 
+/* The command line of `packsell bench` into *a (cmd_bench.c; also the
+ * distributed bench's, tools/mpi/bench.c): CLI_OK, CLI_HELP (usage not
+ * printed) or CLI_USAGE after printing the error. */
+int bench_parse(int argc, char **argv, bench_args *a);
+
 /* Backward error ||y - ref||_inf / (|alpha| ||A||_inf ||x||_inf + |beta|
  * ||y0||_inf) of y in the original row order, ref = alpha*A*x + beta*y0 in
  * FP64 (psl_spmv_backward_error; NaN counts as Inf). */

@@ -247,6 +247,52 @@ void cli_json_write_string(FILE *f, const char *s);
 /* Shortest "%.{15,16,17}g" text of v that reads back as v (buf >= 32). */
 const char *cli_json_number(double v, char *buf, size_t len);
 
+/* ---- help texts of the distributed runs (tools/mpi/, builds with MPI) */
+#ifdef PSL_TOOL_MPI
+#define CLI_MPI_BENCH_HELP                                                           \
+    "\n"                                                                             \
+    "Under MPI (this build has it): mpirun -np N packsell bench MATRIX --device cpu\n" \
+    "[--kernels ...] runs distributed when started by mpirun (OMPI_COMM_WORLD_SIZE,\n" \
+    "PMI_SIZE or PMIX_RANK set) or given --mpi; without them nothing of MPI runs.\n"   \
+    "gen:hpcg:X:Y:Z and gen:hpgmp:X:Y:Z[:BETA] are generated on every rank for its\n"  \
+    "own box: the global grid 2^X x 2^Y x 2^Z is split over the process grid\n"      \
+    "P x Q x R = N of psl_dist_process_grid (the smallest P+Q+R, ties: most ranks\n"  \
+    "along z), each rank's box 2^X/P x 2^Y/Q x 2^Z/R (rank r at (r mod P,\n"          \
+    "(r / P) mod Q, r / (P Q)), rows numbered rank by rank); a grid that does not\n"  \
+    "divide is refused. Any other MATRIX is opened on rank 0 and its rows\n"          \
+    "scattered, balanced by nonzeros. Each kernel's storage holds both blocks (A_d,\n" \
+    "A_o); every timed run starts after MPI_Barrier and counts the slowest rank's\n"  \
+    "time (median, min, max over the runs); GB/s on both blocks' bytes plus x, the\n" \
+    "ghosts and y, summed over the ranks. Per rank: rows, nonzeros of A_d and A_o,\n" \
+    "ghosts, neighbours, its own median, and the split pack / A_d / wait / A_o /\n"   \
+    "allreduce per product from a separate pass with the library's phase timings\n"  \
+    "on (one psl_dist_dot per product). Only rank 0 prints and writes --json.\n"     \
+    "Not under MPI: --device cuda (until the distributed device SpMV is in),\n"      \
+    "cuSPARSE and MKL kernels, --scale rows; --rounds, --read-mib and --max-time\n"  \
+    "do not apply.\n"                                                                \
+    "      --mpi            run distributed without a launcher variable\n"
+#define CLI_MPI_SOLVE_HELP                                                           \
+    "\n"                                                                             \
+    "Under MPI (this build has it): mpirun -np N packsell solve MATRIX [options]\n"  \
+    "(started by mpirun, or with --mpi) builds the distributed matrix as 'packsell\n" \
+    "bench --help' says and runs the library's solvers on it unchanged, through\n"  \
+    "the distributed operator layer (psl_dist_op_create, psl_dist_exec_attach: the\n" \
+    "dot products summed over the ranks): --method pcg, fcg, iocg (the inner\n"     \
+    "matrix distributed too), gmres, fgmres or bicgstab, --precond jacobi or none,\n" \
+    "--vectors fp64 or fp32, the other options as above. b is drawn by natural\n"   \
+    "row (the serial command's b). The system is solved unscaled, as with\n"        \
+    "--no-scale (for PCG with Jacobi the same method in exact arithmetic, and the\n" \
+    "same residual when the diagonal is constant, as HPCG's). Setup (matrices;\n"   \
+    "operators, preconditioner, solver) and solve times (the slowest rank's)\n"     \
+    "apart, and each rank's split of the solve: pack, A_d, wait, A_o, allreduce.\n" \
+    "Refused under MPI for now: --method f3r, --precond sdainv, --device cuda,\n"   \
+    "--rhs, --output, --history, --sdainv-cache.\n"                                \
+    "      --mpi             run distributed without a launcher variable\n"
+#else
+#define CLI_MPI_BENCH_HELP ""
+#define CLI_MPI_SOLVE_HELP ""
+#endif
+
 /* ---- the command line (dispatch.c): argv[0] is the program, argv[1] the
  * command; returns the exit status. */
 int cli_main(int argc, char **argv);

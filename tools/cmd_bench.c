@@ -118,9 +118,14 @@ static void usage(void)
            "      --seed S         seed of x (default 1)\n"
            "      --json FILE      also write all results as JSON to FILE\n"
            "  -h, --help           this help\n"
+           CLI_MPI_BENCH_HELP
            "\n"
            "Example: packsell bench gen:hpcg:5:5:5 --device cpu --json bench.json\n"
-           "         packsell bench gen:hpcg:7:7:7 --device cuda --json gpu.json\n");
+           "         packsell bench gen:hpcg:7:7:7 --device cuda --json gpu.json\n"
+#ifdef PSL_TOOL_MPI
+           "         mpirun -np 4 packsell bench gen:hpcg:6:6:6 --kernels csr-fp64,sell-fp32\n"
+#endif
+           );
 }
 
 /* Parse a cuSPARSE kernel "FORMAT-VALUES" (after "cusparse-") into k. */
@@ -232,7 +237,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     return CLI_OK;
 }
 
-static int parse(int argc, char **argv, bench_args *a)
+int bench_parse(int argc, char **argv, bench_args *a)
 {
     const char *cmd = "bench";
     cli_opt opts[] = {{"--device", NULL, 1, NULL, 0},   {"--reps", NULL, 1, NULL, 0},
@@ -1038,7 +1043,7 @@ int cmd_bench(int argc, char **argv)
 {
     const char *cmd = "bench";
     bench_args a;
-    int rc = parse(argc, argv, &a);
+    int rc = bench_parse(argc, argv, &a);
     if (rc == CLI_HELP) {
         usage();
         return CLI_OK;

@@ -6,7 +6,7 @@
  * residual; writes x, a JSON record and the residual history on request.
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
-#include "cli.h"
+#include "solve.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -73,19 +73,16 @@ static void usage(void)
            "      --history FILE    write the residual of every outer iteration (CSV)\n"
            "  -h, --help            this help\n"
            CLI_FORMAT_HELP
+           CLI_MPI_SOLVE_HELP
            "\n"
            "Exit status: 0 converged, 1 not converged, broken down or failed, 2 usage.\n"
            "\n"
-           "Example: packsell solve gen:hpcg:5:5:5 --method iocg --precond sdainv\n");
+           "Example: packsell solve gen:hpcg:5:5:5 --method iocg --precond sdainv\n"
+#ifdef PSL_TOOL_MPI
+           "         mpirun -np 4 packsell solve gen:hpcg:6:6:6 --method fgmres\n"
+#endif
+           );
 }
-
-typedef struct solve_args {
-    const char *matrix, *rhs, *out, *json, *history, *device, *cache;
-    const char *method_name, *precond_name, *inner_format_name, *inner_values_name;
-    const char *f3r_name;
-    long long seed;
-    psl_solve_config cfg;
-} solve_args;
 
 static int parse_choice(const char *cmd, const char *opt, const char *v, const char *const *names,
                         int n, int *out)
@@ -134,7 +131,7 @@ static int parse_inner(const char *cmd, solve_args *a)
     return CLI_OK;
 }
 
-static int parse(int argc, char **argv, solve_args *a)
+int solve_parse(int argc, char **argv, solve_args *a)
 {
     const char *cmd = "solve";
     cli_opt opts[] = {{"--method", NULL, 1, NULL, 0},       {"--precond", NULL, 1, NULL, 0},
@@ -529,7 +526,7 @@ int cmd_solve(int argc, char **argv)
     const char *cmd = "solve";
     solve_args a;
     memset(&a, 0, sizeof a);
-    int rc = parse(argc, argv, &a);
+    int rc = solve_parse(argc, argv, &a);
     if (rc == CLI_HELP)
         return CLI_OK;
     if (rc)

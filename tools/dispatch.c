@@ -40,7 +40,12 @@ static void usage(FILE *f)
             "a packsell binary file or a Matrix Market file (.mtx, .mtx.gz).\n"
             "Run 'packsell COMMAND --help' for the options of a command and\n"
             "'packsell help environment' for the PSL_* environment variables.\n"
-            "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+            "Exit status: 0 success, 1 runtime error, 2 usage error.\n"
+#ifdef PSL_TOOL_MPI
+            "Under mpirun (this build has MPI), bench and solve run distributed over the\n"
+            "ranks: see their --help.\n"
+#endif
+            );
 }
 
 /* `packsell help environment`: the library's options (psl_option_describe),

@@ -24,8 +24,8 @@ static int64_t share(int64_t total, int r, int p)
     return (int64_t)r * (total / p) + (int64_t)r * (total % p) / p;
 }
 
-/* Start of rank r's block. */
-static int64_t block_start(int64_t n, const int64_t *row_ptr, int r, int p)
+/* Start of rank r's block (dist_internal.h). */
+int64_t psl_dist_block_start(int64_t n, const int64_t *row_ptr, int r, int p)
 {
     if (r >= p)
         return n;
@@ -72,15 +72,16 @@ psl_status psl_dist_balance_rows(MPI_Comm comm, int64_t n_global, const int64_t 
         return st;
     /* every rank computes every block: the same verdict everywhere */
     for (int r = 0; r < p; r++) {
-        int64_t len = block_start(n_global, row_ptr, r + 1, p) - block_start(n_global, row_ptr, r, p);
+        int64_t len = psl_dist_block_start(n_global, row_ptr, r + 1, p) -
+                      psl_dist_block_start(n_global, row_ptr, r, p);
         if (len > INT32_MAX)
             return psl_error(PSL_ERR_SIZE_OVERFLOW,
                              "%s: rank %d would own %lld rows, beyond int32 (use more ranks)",
                              who, r, (long long)len);
     }
-    int64_t s = block_start(n_global, row_ptr, rank, p);
+    int64_t s = psl_dist_block_start(n_global, row_ptr, rank, p);
     *first_row = s;
-    *nrows = (int32_t)(block_start(n_global, row_ptr, rank + 1, p) - s);
+    *nrows = (int32_t)(psl_dist_block_start(n_global, row_ptr, rank + 1, p) - s);
     return PSL_OK;
 fail:
     return st;

@@ -87,6 +87,10 @@ psl_status psl_dist_check(const psl_dist_matrix *A, const char *who);
 /* Bytes of one vector entry of type t (FP64, FP32, FP16), 0 for others. */
 int psl_dist_vec_size(psl_scalar t);
 
+/* First row of rank r's block out of p under psl_dist_balance_rows' rule
+ * (row_ptr NULL: by rows; else by nonzeros), r in 0..p (p gives n). Local. */
+int64_t psl_dist_block_start(int64_t n, const int64_t *row_ptr, int r, int p);
+
 /* Split this rank's rows (global columns) into A_d and A_o with garray and
  * the diagonal (split.c). Local; fills A->A_d, A_o, nghost, garray, diag,
  * nnz_d, nnz_o. */
