@@ -64,10 +64,6 @@ static int method_of(psl_solve_method m)
 static int refuse(const char *cmd, const solve_args *a)
 {
     const psl_solve_config *c = &a->cfg;
-    if (c->device >= 0)
-        return cli_error(cmd, "--device cuda under MPI: the distributed device SpMV "
-                              "(psl_dist_matrix_upload, psl_dist_dspmv) is not in this build yet; "
-                              "use --device cpu");
     if (method_of(c->method) < 0)
         return cli_usage_error(cmd, "--method %s is not available under MPI (its SD-AINV layer "
                                "is not distributed): pcg, fcg, iocg, gmres, fgmres or bicgstab",
@@ -88,8 +84,10 @@ static psl_convert_options outer_storage(const psl_solve_config *c)
 {
     psl_convert_options o;
     psl_scalar t = c->solver.vec_type;
-    if (c->storage_auto) {
+    if (c->storage_auto) { /* as psl_solve: CSR on the CPU, SELL on CUDA */
         psl_convert_options_init(&o);
+        if (c->device >= 0)
+            o.format = PSL_FORMAT_SELL;
         o.value_type = t;
     } else {
         o = c->storage;
@@ -123,7 +121,20 @@ static int setup(const char *cmd, const solve_args *a, cli_dist_source *src, dis
         return rc;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    psl_status st = psl_exec_create_cpu(&d->ex);
+    psl_status st = PSL_OK;
+    if (c->device >= 0) { /* each rank's GPU: its node-local rank modulo the GPUs */
+        psl_dist_matrix *m[3] = {d->A, d->A64, d->Ain};
+        for (int i = 0; i < 3 && st == PSL_OK; i++)
+            if (m[i])
+                st = psl_dist_matrix_upload(m[i], -1, PSL_DIST_TRANSPORT_AUTO, NULL);
+        int dev = -1;
+        if (st == PSL_OK)
+            st = psl_dist_matrix_device(d->A, &dev, NULL);
+        if (st == PSL_OK)
+            st = psl_exec_create_cuda(&d->ex, dev, NULL);
+    } else {
+        st = psl_exec_create_cpu(&d->ex);
+    }
     if (st == PSL_OK)
         st = psl_dist_exec_attach(d->ex, d->A);
     if (st == PSL_OK)
@@ -214,7 +225,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_dist_info 
     cli_json_string(&j, "method", a->method_name);
     cli_json_string(&j, "precond", a->precond_name);
     cli_json_string(&j, "vectors", psl_scalar_name(c->solver.vec_type));
-    cli_json_string(&j, "device", "cpu");
+    cli_json_string(&j, "device", a->cfg.device >= 0 ? "cuda" : "cpu");
     cli_json_bool(&j, "scale", 0);
     cli_json_double(&j, "tol", c->solver.tol);
     cli_json_int(&j, "max_iters", c->solver.max_iters);
