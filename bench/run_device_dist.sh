@@ -6,7 +6,8 @@
 #   bench/dist_pcg_bench --device cuda: PCG + Jacobi and SpMV (SELL FP64) on
 #     HPCG_8_8_8 at one rank, beside the plain single-GPU operator (issue 21's
 #     one-rank overhead), and at two ranks on one GPU (the plumbing);
-#   bench/dist_gpu_bench, when built: the SpMV per transport and format.
+#   bench/dist_gpu_bench, when built: the SpMV per transport and format;
+#   mpirun packsell bench|solve --device cuda (1 and 2 ranks).
 # Before them, when F3R_PART is set, that part of bench/run_device_f3r_bench.sh
 # (F3R_SECONDS, default 200) with the packsell just built. Everything lands in $OUT (dist/: logs, JSON lines,
 # host.txt, build.txt); a short table is printed last.
@@ -81,6 +82,18 @@ if [ -x build-dist/bench/dist_gpu_bench ]; then
     log "  exit $?"; tail -12 "$RES/dist_gpu_bench_np$np.txt"
   done
 fi
+# the command under mpirun on the GPU: bench and solve, one and two ranks
+for np in 1 2; do
+  log "mpirun -np $np packsell bench gen:hpcg:8:8:8 --device cuda"
+  timeout $(cap 90) $MPIRUN -np $np build-dist/packsell bench gen:hpcg:8:8:8 --device cuda \
+    --kernels packsell-fp16,packsell-e8m21,sell-fp64 --reps 50 --json "$RES/cli_bench_np$np.json" \
+    >"$RES/cli_bench_np$np.txt" 2>&1
+  log "  exit $?"; head -12 "$RES/cli_bench_np$np.txt"
+done
+log "mpirun -np 2 packsell solve gen:hpcg:7:7:7 --device cuda --method pcg"
+timeout $(cap 60) $MPIRUN -np 2 build-dist/packsell solve gen:hpcg:7:7:7 --device cuda --method pcg \
+  >"$RES/cli_solve_np2.txt" 2>&1
+log "  exit $?"; head -12 "$RES/cli_solve_np2.txt"
 log "table:"
 grep -h '"bench": "dist_pcg"' "$RES"/dist_pcg_np*.txt | python3 -c '
 import json, sys
