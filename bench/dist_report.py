@@ -33,10 +33,12 @@ def main():
     print("```\n" + host + "\n```\n")
     tests = sorted(glob.glob(os.path.join(d, "test_dist_gpu*_np*.txt")))
     if tests:
-        print("| test | last line |\n|---|---|")
+        print("| test | result |\n|---|---|")
         for t in tests:
             last = [l.strip() for l in open(t, errors="replace") if l.strip()]
-            print(f"| {os.path.basename(t)[:-4]} | {last[-1] if last else '(empty)'} |")
+            summary = [l for l in last if " passed, " in l]
+            line = summary[-1] if summary else last[-1] if last else "(empty)"
+            print(f"| {os.path.basename(t)[:-4]} | {line} |")
         print()
     pcg = [r for f in sorted(glob.glob(os.path.join(d, "dist_pcg_np*.txt"))) for r in lines(f)]
     rows = [r for r in pcg if r.get("bench") == "dist_pcg"]

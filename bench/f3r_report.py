@@ -56,13 +56,15 @@ def load(dirs):
         if os.path.isfile(q):
             with open(q) as f:
                 hosts.append(f.read())
-    # a solve a run skipped (its time budget) and a later run made: the made one
-    ran = {(r.get("matrix"), r.get("solver"), r.get("stop")) for r in rows
-           if r.get("status") != "skipped"}
+    # a solve a run skipped or cut off (its time budget) and another run
+    # made: the made one
+    def unfinished(r):
+        return str(r.get("status", "")).startswith(("skipped", "timeout"))
+    ran = {(r.get("matrix"), r.get("solver"), r.get("stop")) for r in rows if not unfinished(r)}
     kept, seen = [], set()
     for r in rows:
         k = (r.get("matrix"), r.get("solver"), r.get("stop"))
-        if r.get("status") == "skipped":
+        if unfinished(r):
             if k in ran or k in seen:
                 continue
             seen.add(k)

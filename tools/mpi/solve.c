@@ -285,8 +285,9 @@ static void print_outcome(const solve_args *a, const cli_dist_source *src, const
     printf("matrix      %s: %lld rows, %lld nonzeros\n", a->matrix, (long long)g->n_global,
            (long long)g->nnz_global);
     printf("mpi         %d ranks; the matrix %s\n", cli_mpi_size, how);
-    printf("solver      %s, precond %s, %s vectors, cpu, unscaled (MPI)\n", a->method_name,
-           a->precond_name, psl_scalar_name(c->solver.vec_type));
+    printf("solver      %s, precond %s, %s vectors, %s, unscaled (MPI)\n", a->method_name,
+           a->precond_name, psl_scalar_name(c->solver.vec_type),
+           c->device >= 0 ? "cuda (each rank's GPU)" : "cpu");
     if (c->method == PSL_SOLVE_IOCG)
         printf("inner       %s %s, %d iterations of FP32 PCG per outer iteration\n",
                a->inner_format_name, a->inner_values_name, c->inner_iters);
