@@ -12,28 +12,11 @@
  * a CUDA device (or CUDA) it checks that the GPU entries fail cleanly,
  * prints SKIP and exits 77. Run by mpiexec on 1 and 2 ranks.
  */
-#include "mpi_harness.h"
-#include "packsell_mpi.h"
+#include "dist_fixture.h"
 
 #include <stdint.h>
 
 static int g_devices; /* CUDA devices of this node */
-
-/* Every rank's status equal to `expected` (gathered: each rank checks all). */
-static int all_equal(int st, int expected)
-{
-    int *all = malloc((size_t)g_size * sizeof *all);
-    MPI_Allgather(&st, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
-    int ok = 1;
-    for (int r = 0; r < g_size; r++)
-        if (all[r] != expected) {
-            fprintf(stderr, "  rank %d returned %d (%s), expected %d\n", r, all[r],
-                    psl_status_string((psl_status)all[r]), expected);
-            ok = 0;
-        }
-    free(all);
-    return ok;
-}
 
 static const char *tname(psl_dist_transport t)
 {

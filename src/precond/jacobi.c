@@ -131,9 +131,7 @@ psl_status psl_precond_diag_op(psl_op **M, psl_exec *ex, int64_t n, const double
     return PSL_OK;
 }
 
-/* psl_precond_jacobi (positive) and psl_precond_jacobi_general. */
-static psl_status jacobi_build(psl_op **M, psl_exec *ex, const psl_matrix *A,
-                               psl_scalar vec_type, const char *who, bool positive)
+psl_status psl_precond_check_args(psl_op **M, psl_exec *ex, const psl_matrix *A, const char *who)
 {
     if (!M)
         return psl_error(PSL_ERR_NULL_POINTER, "%s: M is NULL", who);
@@ -143,6 +141,14 @@ static psl_status jacobi_build(psl_op **M, psl_exec *ex, const psl_matrix *A,
     if (A->nrows != A->ncols)
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: the matrix is %d x %d, not square", who,
                          A->nrows, A->ncols);
+    return PSL_OK;
+}
+
+/* psl_precond_jacobi (positive) and psl_precond_jacobi_general. */
+static psl_status jacobi_build(psl_op **M, psl_exec *ex, const psl_matrix *A,
+                               psl_scalar vec_type, const char *who, bool positive)
+{
+    PSL_TRY(psl_precond_check_args(M, ex, A, who));
     if (!psl_solver_vec_type(vec_type))
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: vector type %s (FP64, FP32 or FP16)", who,
                          psl_scalar_display(vec_type));

@@ -18,4 +18,9 @@ bool psl_precond_jacobi_diag(const psl_op *M, psl_vview *dinv);
 psl_status psl_precond_diag_op(psl_op **M, psl_exec *ex, int64_t n, const double *d,
                                psl_scalar vec_type, const char *what);
 
+/* The arguments every preconditioner of a matrix checks first: M not NULL
+ * (*M = NULL then), a live executor, A a square FP64 CSR matrix; errors name
+ * who. */
+psl_status psl_precond_check_args(psl_op **M, psl_exec *ex, const psl_matrix *A, const char *who);
+
 #endif /* PSL_PRECOND_H */

@@ -9,6 +9,7 @@
  * 2-4 are also offered alone as a preconditioner (psl_precond_f3r) for an
  * outer flexible solver of the caller's.
  */
+#include "precond/precond.h"
 #include "solver/solver_internal.h"
 
 #include <math.h>
@@ -449,14 +450,7 @@ psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
                            const psl_solve_config *cfg)
 {
     const char *who = "psl_precond_f3r";
-    if (!M)
-        return psl_error(PSL_ERR_NULL_POINTER, "%s: M is NULL", who);
-    *M = NULL;
-    PSL_TRY(psl_exec_check(ex, who));
-    PSL_TRY(psl_matrix_check_fp64_csr(A, who));
-    if (A->nrows != A->ncols)
-        return psl_error(PSL_ERR_INVALID_VALUE, "%s: the matrix is %d x %d, not square", who,
-                         A->nrows, A->ncols);
+    PSL_TRY(psl_precond_check_args(M, ex, A, who));
     psl_solve_config c;
     if (cfg)
         c = *cfg;
