@@ -295,9 +295,10 @@ psl_status psl_dist_matrix_timings(psl_dist_matrix *A, psl_dist_timings *t, int 
 
 /* How the halo of a device-resident distributed matrix travels. */
 typedef enum psl_dist_transport {
-    PSL_DIST_TRANSPORT_AUTO = 0,       /* NCCL when built with it and every rank has
-                                          a GPU of its own; else CUDA-aware MPI when
-                                          the MPI reports it; else host-staged */
+    PSL_DIST_TRANSPORT_AUTO = 0,       /* CUDA-aware MPI when the MPI reports it on
+                                          every rank, else host-staged (NCCL only
+                                          when asked for: which is faster on several
+                                          GPUs is not measured yet) */
     PSL_DIST_TRANSPORT_HOST = 1,       /* device -> pinned host buffers -> MPI -> device */
     PSL_DIST_TRANSPORT_CUDA_AWARE = 2, /* MPI on the device buffers */
     PSL_DIST_TRANSPORT_NCCL = 3        /* grouped ncclSend/ncclRecv, ncclAllReduce */
@@ -312,9 +313,9 @@ typedef enum psl_dist_transport {
  * device holds A_d and A_o (psl_dmatrix_upload) with their SpMV workspace,
  * the send list, send and ghost buffers for 8-byte entries, and for the
  * HOST transport pinned host buffers of the same sizes. `transport`: AUTO
- * picks NCCL when built with it and no two ranks of a node share a GPU,
- * else CUDA-aware MPI when MPIX_Query_cuda_support() reports it on every
- * rank, else HOST; every rank gets the same transport. NCCL's communicator
+ * picks CUDA-aware MPI when MPIX_Query_cuda_support() reports it on every
+ * rank, else HOST; NCCL (built with it, no two ranks of a node sharing a
+ * GPU) when asked for; every rank gets the same transport. NCCL's communicator
  * is made here (its unique id from rank 0 broadcast over MPI), with
  * NCCL_NVLS_ENABLE=0 set in the environment first (NVLink multicast off).
  * Collective. Calling it again replaces the device copy: the old one is

@@ -177,10 +177,8 @@ psl_status psl_dist_matrix_upload(psl_dist_matrix *A, int device, psl_dist_trans
     int avail[2] = {psl_dist_nccl_built() && !shared, mpi_cuda_aware()}, all[2];
     PSL_MPI_OK(MPI_Allreduce(avail, all, 2, MPI_INT, MPI_MIN, A->comm), "MPI_Allreduce");
     psl_dist_transport t = transport;
-    if (t == PSL_DIST_TRANSPORT_AUTO)
-        t = all[0] ? PSL_DIST_TRANSPORT_NCCL
-            : all[1] ? PSL_DIST_TRANSPORT_CUDA_AWARE
-                     : PSL_DIST_TRANSPORT_HOST;
+    if (t == PSL_DIST_TRANSPORT_AUTO) /* NCCL only when asked, until measured faster */
+        t = all[1] ? PSL_DIST_TRANSPORT_CUDA_AWARE : PSL_DIST_TRANSPORT_HOST;
     else if (t == PSL_DIST_TRANSPORT_NCCL && !all[0]) {
         if (!psl_dist_nccl_built())
             st = psl_error(PSL_ERR_NOT_SUPPORTED,
