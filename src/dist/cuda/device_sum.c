@@ -7,20 +7,11 @@
  */
 #include "dist/cuda/dist_device.h"
 
-static void keep(psl_status *st, psl_status s)
-{
-    if (*st == PSL_OK)
-        *st = s;
-}
-
 psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, void *stream)
 {
     static const char *who = "psl_dist_device_sum";
-    PSL_TRY(psl_dist_check(A, who));
-    psl_dist_device *d = A->dev;
-    if (!d)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "%s: the matrix has no device copy (psl_dist_matrix_upload)", who);
+    psl_dist_device *d = NULL;
+    PSL_TRY(psl_dist_device_of(A, who, &d));
     psl_status st = PSL_OK;
     if (k < 1 || k > PSL_DIST_DOTS_MAX) {
         st = psl_error(PSL_ERR_INVALID_VALUE, "%s: k = %d outside 1..%d", who, k,
@@ -29,7 +20,7 @@ psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, 
     } else if (!d_vals)
         st = psl_error(PSL_ERR_NULL_POINTER, "%s: d_vals is NULL", who);
     int bad_args = st != PSL_OK;
-    keep(&st, psl_cuda_dist_set_device(d->device));
+    psl_dist_keep(&st, psl_cuda_dist_set_device(d->device));
     double t0 = A->timing ? MPI_Wtime() : 0.0;
     const size_t bytes = (size_t)k * sizeof(double);
 
@@ -37,20 +28,20 @@ psl_status psl_dist_device_sum(const psl_dist_matrix *A, double *d_vals, int k, 
         /* a call with bad arguments reduces zeros, so that no rank waits */
         double *buf = bad_args ? d->d_scratch : d_vals;
         if (bad_args)
-            keep(&st, psl_cuda_dist_zero(buf, bytes, stream));
-        keep(&st, psl_dist_nccl_sum(d, buf, k, stream));
+            psl_dist_keep(&st, psl_cuda_dist_zero(buf, bytes, stream));
+        psl_dist_keep(&st, psl_dist_nccl_sum(d, buf, k, stream));
         if (A->timing)
-            keep(&st, psl_cuda_dist_stream_sync(stream));
+            psl_dist_keep(&st, psl_cuda_dist_stream_sync(stream));
     } else {
-        keep(&st, psl_cuda_dist_event_sync(d->ev_sum)); /* h_sum's last copy back done */
+        psl_dist_keep(&st, psl_cuda_dist_event_sync(d->ev_sum)); /* h_sum's last copy back done */
         if (st == PSL_OK) {
-            keep(&st, psl_cuda_dist_copy(d->h_sum, d_vals, bytes, stream));
-            keep(&st, psl_cuda_dist_stream_sync(stream));
+            psl_dist_keep(&st, psl_cuda_dist_copy(d->h_sum, d_vals, bytes, stream));
+            psl_dist_keep(&st, psl_cuda_dist_stream_sync(stream));
         }
         st = psl_dist_sum_host(A, d->h_sum, k, st);
         if (st == PSL_OK) {
             st = psl_cuda_dist_copy(d_vals, d->h_sum, bytes, stream);
-            keep(&st, psl_cuda_dist_event_record(d->ev_sum, stream));
+            psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_sum, stream));
         }
     }
     psl_dist_count_reduction(A, t0);

@@ -32,6 +32,27 @@ typedef struct psl_dist_device {
     void *nccl;      /* ncclComm_t (NCCL transport) */
 } psl_dist_device;
 
+/* Keep the first error in *st; later steps still run (an exchange must, so
+ * that no rank waits forever). */
+static inline void psl_dist_keep(psl_status *st, psl_status s)
+{
+    if (*st == PSL_OK)
+        *st = s;
+}
+
+/* A live handle with a device copy: *d = A->dev; else the error naming who
+ * (PSL_ERR_INVALID_VALUE when there is no copy). */
+static inline psl_status psl_dist_device_of(const psl_dist_matrix *A, const char *who,
+                                            psl_dist_device **d)
+{
+    PSL_TRY(psl_dist_check(A, who));
+    if (!A->dev)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: the matrix has no device copy (psl_dist_matrix_upload)", who);
+    *d = A->dev;
+    return PSL_OK;
+}
+
 /* 1 when the library was built with NCCL. */
 int psl_dist_nccl_built(void);
 

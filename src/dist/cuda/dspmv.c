@@ -16,22 +16,12 @@
 
 #include <string.h>
 
-/* Keep the first error in *st; later calls still run (the exchange must). */
-static void keep(psl_status *st, psl_status s)
-{
-    if (*st == PSL_OK)
-        *st = s;
-}
-
 psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_x, double beta,
                           void *d_y, psl_scalar vec_type, void *stream)
 {
     static const char *who = "psl_dist_dspmv";
-    PSL_TRY(psl_dist_check(A, who));
-    psl_dist_device *d = A->dev;
-    if (!d)
-        return psl_error(PSL_ERR_INVALID_VALUE,
-                         "%s: the matrix has no device copy (psl_dist_matrix_upload)", who);
+    psl_dist_device *d = NULL;
+    PSL_TRY(psl_dist_device_of(A, who, &d));
     psl_status st = PSL_OK;
     int esize = psl_dist_vec_size(vec_type);
     if (esize == 0)
@@ -43,7 +33,7 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
      * waits forever; only its products are skipped. */
     int es = esize ? esize : 8;
     int bad_args = st != PSL_OK;
-    keep(&st, psl_cuda_dist_set_device(d->device));
+    psl_dist_keep(&st, psl_cuda_dist_set_device(d->device));
     psl_dist_timings *tm = (psl_dist_timings *)&A->tm; /* the handle's counters */
     double t0 = A->timing ? MPI_Wtime() : 0.0, t1 = 0.0;
     const psl_halo_plan *pl = &A->plan;
@@ -53,24 +43,24 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
     MPI_Request *req = A->reqs;
     int nreq = 0, rc = MPI_SUCCESS;
 
-    keep(&st, psl_cuda_dist_stream_wait(stream, d->ev_done));
+    psl_dist_keep(&st, psl_cuda_dist_stream_wait(stream, d->ev_done));
     if (!bad_args)
-        keep(&st, psl_cuda_dist_gather(d->send_buf, d_x, d->send_idx, nsend, es, stream));
+        psl_dist_keep(&st, psl_cuda_dist_gather(d->send_buf, d_x, d->send_idx, nsend, es, stream));
     else
-        keep(&st, psl_cuda_dist_zero(d->send_buf, send_bytes, stream));
+        psl_dist_keep(&st, psl_cuda_dist_zero(d->send_buf, send_bytes, stream));
     if (tr == PSL_DIST_TRANSPORT_NCCL) {
-        keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
-        keep(&st, psl_cuda_dist_stream_wait(d->comm_stream, d->ev_sent));
-        keep(&st, psl_dist_nccl_exchange(A, d, es));
-        keep(&st, psl_cuda_dist_event_record(d->ev_halo, d->comm_stream));
+        psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
+        psl_dist_keep(&st, psl_cuda_dist_stream_wait(d->comm_stream, d->ev_sent));
+        psl_dist_keep(&st, psl_dist_nccl_exchange(A, d, es));
+        psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_halo, d->comm_stream));
         if (A->timing)
-            keep(&st, psl_cuda_dist_stream_sync(stream));
+            psl_dist_keep(&st, psl_cuda_dist_stream_sync(stream));
     } else {
         const int host = tr == PSL_DIST_TRANSPORT_HOST;
         unsigned char *rbuf = host ? d->h_ghost : d->ghost_buf;
         unsigned char *sbuf = host ? d->h_send : d->send_buf;
         if (pl->nrecv > 0) /* (no host synchronization where nothing travels: one rank) */
-            keep(&st, psl_cuda_dist_event_sync(d->ev_ghost));
+            psl_dist_keep(&st, psl_cuda_dist_event_sync(d->ev_ghost));
         for (int i = 0; i < pl->nrecv && rc == MPI_SUCCESS; i++) {
             int32_t off = pl->recv_off[i], cnt = pl->recv_off[i + 1] - off;
             rc = MPI_Irecv(rbuf + (size_t)es * off, cnt * es, MPI_BYTE, pl->recv_rank[i], 0,
@@ -78,9 +68,9 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
         }
         if (nsend > 0) {
             if (host)
-                keep(&st, psl_cuda_dist_copy(d->h_send, d->send_buf, send_bytes, stream));
-            keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
-            keep(&st, psl_cuda_dist_event_sync(d->ev_sent));
+                psl_dist_keep(&st, psl_cuda_dist_copy(d->h_send, d->send_buf, send_bytes, stream));
+            psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_sent, stream));
+            psl_dist_keep(&st, psl_cuda_dist_event_sync(d->ev_sent));
         }
         if (host && st != PSL_OK && send_bytes > 0)
             memset(d->h_send, 0, send_bytes); /* defined contents whatever failed */
@@ -90,7 +80,7 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
                            A->comm, &req[nreq++]);
         }
         if (rc != MPI_SUCCESS)
-            keep(&st, psl_dist_mpi_error(rc, "MPI_Irecv/MPI_Isend (halo)"));
+            psl_dist_keep(&st, psl_dist_mpi_error(rc, "MPI_Irecv/MPI_Isend (halo)"));
     }
     if (A->timing)
         t1 = MPI_Wtime(), tm->pack_s += t1 - t0, t0 = t1;
@@ -98,34 +88,34 @@ psl_status psl_dist_dspmv(double alpha, const psl_dist_matrix *A, const void *d_
     if (st == PSL_OK && A->nrows > 0)
         st = psl_dspmv(alpha, d->A_d, d_x, beta, d_y, vec_type, d->ws, d->ws_bytes, stream);
     if (A->timing) {
-        keep(&st, psl_cuda_dist_stream_sync(stream));
+        psl_dist_keep(&st, psl_cuda_dist_stream_sync(stream));
         t1 = MPI_Wtime(), tm->local_s += t1 - t0, t0 = t1;
     }
 
     if (tr == PSL_DIST_TRANSPORT_NCCL) {
-        keep(&st, psl_cuda_dist_stream_wait(stream, d->ev_halo));
+        psl_dist_keep(&st, psl_cuda_dist_stream_wait(stream, d->ev_halo));
         if (A->timing)
-            keep(&st, psl_cuda_dist_stream_sync(d->comm_stream));
+            psl_dist_keep(&st, psl_cuda_dist_stream_sync(d->comm_stream));
     } else {
         rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
-            keep(&st, psl_dist_mpi_error(rc, "MPI_Waitall (halo)"));
+            psl_dist_keep(&st, psl_dist_mpi_error(rc, "MPI_Waitall (halo)"));
     }
     if (A->timing)
         t1 = MPI_Wtime(), tm->wait_s += t1 - t0, t0 = t1;
 
     if (tr == PSL_DIST_TRANSPORT_HOST) {
-        keep(&st, psl_cuda_dist_copy(d->ghost_buf, d->h_ghost, ghost_bytes, stream));
-        keep(&st, psl_cuda_dist_event_record(d->ev_ghost, stream));
+        psl_dist_keep(&st, psl_cuda_dist_copy(d->ghost_buf, d->h_ghost, ghost_bytes, stream));
+        psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_ghost, stream));
     }
     if (st == PSL_OK && A->nghost > 0)
         st = psl_dspmv(alpha, d->A_o, d->ghost_buf, 1.0, d_y, vec_type, d->ws, d->ws_bytes,
                        stream);
     if (tr == PSL_DIST_TRANSPORT_CUDA_AWARE)
-        keep(&st, psl_cuda_dist_event_record(d->ev_ghost, stream));
-    keep(&st, psl_cuda_dist_event_record(d->ev_done, stream));
+        psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_ghost, stream));
+    psl_dist_keep(&st, psl_cuda_dist_event_record(d->ev_done, stream));
     if (A->timing) {
-        keep(&st, psl_cuda_dist_stream_sync(stream));
+        psl_dist_keep(&st, psl_cuda_dist_stream_sync(stream));
         tm->remote_s += MPI_Wtime() - t0, tm->spmvs++;
     }
     return st;
