@@ -201,12 +201,7 @@ static int write_json(const char *cmd, const char *path, const char *source,
     cli_json_end_array(&j);
     cli_json_end_object(&j);
     fputc('\n', f);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "error writing '%s'", path);
-    }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    return cli_output_finish(cmd, &out, f, "error writing", path);
 }
 
 int cmd_choose(int argc, char **argv)

@@ -36,6 +36,11 @@ int cli_error(const char *cmd, const char *fmt, ...)
 /* A failed library call: prints psl_last_error_message() (or the status
  * text when the message is empty); returns CLI_RUNTIME. */
 int cli_lib_error(const char *cmd, psl_status st);
+/* The end of a file written through psl_output_begin: a write error on f
+ * cancels it (the target untouched) and reports "<what> '<path>'"; else
+ * psl_output_commit puts it in place. Returns the exit status. */
+int cli_output_finish(const char *cmd, psl_output **out, FILE *f, const char *what,
+                      const char *path);
 
 /* ---- option parser */
 

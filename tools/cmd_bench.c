@@ -1017,12 +1017,7 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
         bench_auto_json(&j, a, res, au);
     cli_json_end_array(&j);
     cli_json_end_object(&j);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "error writing '%s'", a->json);
-    }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    return cli_output_finish(cmd, &out, f, "error writing", a->json);
 }
 
 /* Time every kernel on the device of a; failures go into res. */

@@ -418,12 +418,60 @@ static int write_history(const char *cmd, const char *path, const monitor_state 
     fprintf(f, "iteration,relres\n");
     for (int64_t i = 0; i < m->n; i++)
         fprintf(f, "%d,%.17g\n", m->iter[i], m->relres[i]);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "cannot write --history '%s'", path);
+    return cli_output_finish(cmd, &out, f, "cannot write --history", path);
+}
+
+void solve_json_config(cli_json *j, const solve_args *a, int64_t nrows, int64_t nnz, int scale,
+                       psl_codec f3r_codec)
+{
+    const psl_solve_config *c = &a->cfg;
+    cli_json_string(j, "command", "solve");
+    cli_json_string(j, "matrix", a->matrix);
+    cli_json_int(j, "nrows", nrows);
+    cli_json_int(j, "nnz", nnz);
+    cli_json_string(j, "method", a->method_name);
+    cli_json_string(j, "precond", a->precond_name);
+    cli_json_string(j, "vectors", psl_scalar_name(c->solver.vec_type));
+    cli_json_string(j, "device", c->device >= 0 ? "cuda" : "cpu");
+    cli_json_bool(j, "scale", scale);
+    cli_json_double(j, "tol", c->solver.tol);
+    cli_json_int(j, "max_iters", c->solver.max_iters);
+    cli_json_bool(j, "recursive_stop", c->solver.recursive_stop);
+    if (c->method == PSL_SOLVE_IOCG) {
+        cli_json_begin_object(j, "inner");
+        cli_json_string(j, "format", a->inner_format_name);
+        cli_json_string(j, "values", a->inner_values_name);
+        cli_json_int(j, "iters", c->inner_iters);
+        cli_json_end_object(j);
     }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    if (c->method == PSL_SOLVE_FCG || c->method == PSL_SOLVE_IOCG) {
+        cli_json_int(j, "fcg_mmax", c->solver.fcg_mmax);
+        cli_json_bool(j, "fcg_restart", c->solver.fcg_restart);
+    }
+    if (c->method == PSL_SOLVE_GMRES || c->method == PSL_SOLVE_FGMRES)
+        cli_json_int(j, "restart", c->solver.restart);
+    if (c->method == PSL_SOLVE_F3R) {
+        cli_json_begin_object(j, "f3r");
+        cli_json_string(j, "variant", a->f3r_name);
+        cli_json_int(j, "m1", c->f3r.m1);
+        cli_json_int(j, "m2", c->f3r.m2);
+        cli_json_int(j, "m3", c->f3r.m3);
+        cli_json_int(j, "m4", c->f3r.m4);
+        cli_json_int(j, "richardson_c", c->f3r.c);
+        if (c->f3r.variant == PSL_F3R_PACKSELL) {
+            char name[32] = "";
+            psl_codec_name(f3r_codec, name, sizeof name);
+            cli_json_string(j, "values", name);
+            cli_json_bool(j, "values_auto", c->f3r.codec.exp_bits == 0);
+        }
+        cli_json_end_object(j);
+    }
+    if (c->precond == PSL_PRECOND_SDAINV) {
+        cli_json_begin_object(j, "sdainv");
+        cli_json_double(j, "tol", c->sdainv.drop_tol);
+        cli_json_double(j, "acc", c->sdainv.acc);
+        cli_json_end_object(j);
+    }
 }
 
 static int write_json(const char *cmd, const solve_args *a, const psl_matrix_info *info,
@@ -439,53 +487,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
-    cli_json_string(&j, "command", "solve");
-    cli_json_string(&j, "matrix", a->matrix);
-    cli_json_int(&j, "nrows", info->nrows);
-    cli_json_int(&j, "nnz", info->nnz);
-    cli_json_string(&j, "method", a->method_name);
-    cli_json_string(&j, "precond", a->precond_name);
-    cli_json_string(&j, "vectors", psl_scalar_name(c->solver.vec_type));
-    cli_json_string(&j, "device", c->device >= 0 ? "cuda" : "cpu");
-    cli_json_bool(&j, "scale", c->scale);
-    cli_json_double(&j, "tol", c->solver.tol);
-    cli_json_int(&j, "max_iters", c->solver.max_iters);
-    cli_json_bool(&j, "recursive_stop", c->solver.recursive_stop);
-    if (c->method == PSL_SOLVE_IOCG) {
-        cli_json_begin_object(&j, "inner");
-        cli_json_string(&j, "format", a->inner_format_name);
-        cli_json_string(&j, "values", a->inner_values_name);
-        cli_json_int(&j, "iters", c->inner_iters);
-        cli_json_end_object(&j);
-    }
-    if (c->method == PSL_SOLVE_FCG || c->method == PSL_SOLVE_IOCG) {
-        cli_json_int(&j, "fcg_mmax", c->solver.fcg_mmax);
-        cli_json_bool(&j, "fcg_restart", c->solver.fcg_restart);
-    }
-    if (c->method == PSL_SOLVE_GMRES || c->method == PSL_SOLVE_FGMRES)
-        cli_json_int(&j, "restart", c->solver.restart);
-    if (c->method == PSL_SOLVE_F3R) {
-        cli_json_begin_object(&j, "f3r");
-        cli_json_string(&j, "variant", a->f3r_name);
-        cli_json_int(&j, "m1", c->f3r.m1);
-        cli_json_int(&j, "m2", c->f3r.m2);
-        cli_json_int(&j, "m3", c->f3r.m3);
-        cli_json_int(&j, "m4", c->f3r.m4);
-        cli_json_int(&j, "richardson_c", c->f3r.c);
-        if (c->f3r.variant == PSL_F3R_PACKSELL) {
-            char name[32] = "";
-            psl_codec_name(r->f3r_codec, name, sizeof name);
-            cli_json_string(&j, "values", name);
-            cli_json_bool(&j, "values_auto", c->f3r.codec.exp_bits == 0);
-        }
-        cli_json_end_object(&j);
-    }
-    if (c->precond == PSL_PRECOND_SDAINV) {
-        cli_json_begin_object(&j, "sdainv");
-        cli_json_double(&j, "tol", c->sdainv.drop_tol);
-        cli_json_double(&j, "acc", c->sdainv.acc);
-        cli_json_end_object(&j);
-    }
+    solve_json_config(&j, a, info->nrows, info->nnz, c->scale, r->f3r_codec);
     if (a->cache) {
         cli_json_begin_object(&j, "sdainv_cache");
         cli_json_string(&j, "dir", a->cache);
@@ -513,12 +515,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_matrix_inf
                     r->result.iterations > 0 ? r->solve_seconds / r->result.iterations : NAN);
     cli_json_end_object(&j);
     fputc('\n', f);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "cannot write --json '%s'", a->json);
-    }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    return cli_output_finish(cmd, &out, f, "cannot write --json", a->json);
 }
 
 int cmd_solve(int argc, char **argv)

@@ -389,3 +389,14 @@ int cli_check_device(const char *cmd, const char *device)
         return cli_error(cmd, "--device cuda: no CUDA device found");
     return CLI_OK;
 }
+
+int cli_output_finish(const char *cmd, psl_output **out, FILE *f, const char *what,
+                      const char *path)
+{
+    if (ferror(f)) {
+        psl_output_cancel(out);
+        return cli_error(cmd, "%s '%s'", what, path);
+    }
+    psl_status st = psl_output_commit(out);
+    return st == PSL_OK ? CLI_OK : cli_lib_error(cmd, st);
+}

@@ -21,4 +21,12 @@ typedef struct solve_args {
  * error. */
 int solve_parse(int argc, char **argv, solve_args *a);
 
+/* The solve's settings into the open JSON object j, as `solve --json`
+ * writes them: the command, matrix (nrows, nnz), method, preconditioner,
+ * vectors, device, scale, tolerances and the method's own settings (inner
+ * IO-CG, FCG, GMRES restart, F3R with the codec its PackSELL layers used,
+ * SD-AINV). */
+void solve_json_config(cli_json *j, const solve_args *a, int64_t nrows, int64_t nnz, int scale,
+                       psl_codec f3r_codec);
+
 #endif

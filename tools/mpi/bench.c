@@ -374,12 +374,7 @@ static int write_json(const char *cmd, const bench_args *a, const cli_dist_sourc
     cli_json_end_array(&j);
     cli_json_end_object(&j);
     fputc('\n', f);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "cannot write --json '%s'", a->json);
-    }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    return cli_output_finish(cmd, &out, f, "cannot write --json", a->json);
 }
 
 int cli_mpi_bench(int argc, char **argv)

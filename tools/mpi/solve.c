@@ -218,27 +218,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_dist_info 
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
-    cli_json_string(&j, "command", "solve");
-    cli_json_string(&j, "matrix", a->matrix);
-    cli_json_int(&j, "nrows", g->n_global);
-    cli_json_int(&j, "nnz", g->nnz_global);
-    cli_json_string(&j, "method", a->method_name);
-    cli_json_string(&j, "precond", a->precond_name);
-    cli_json_string(&j, "vectors", psl_scalar_name(c->solver.vec_type));
-    cli_json_string(&j, "device", a->cfg.device >= 0 ? "cuda" : "cpu");
-    cli_json_bool(&j, "scale", 0);
-    cli_json_double(&j, "tol", c->solver.tol);
-    cli_json_int(&j, "max_iters", c->solver.max_iters);
-    cli_json_bool(&j, "recursive_stop", c->solver.recursive_stop);
-    if (c->method == PSL_SOLVE_IOCG) {
-        cli_json_begin_object(&j, "inner");
-        cli_json_string(&j, "format", a->inner_format_name);
-        cli_json_string(&j, "values", a->inner_values_name);
-        cli_json_int(&j, "iters", c->inner_iters);
-        cli_json_end_object(&j);
-    }
-    if (c->method == PSL_SOLVE_GMRES || c->method == PSL_SOLVE_FGMRES)
-        cli_json_int(&j, "restart", c->solver.restart);
+    solve_json_config(&j, a, g->n_global, g->nnz_global, 0, (psl_codec){0, 0});
     cli_json_string(&j, "status", status);
     cli_json_int(&j, "iterations", r->iterations);
     cli_json_int(&j, "inner_iterations", r->inner_iterations);
@@ -265,12 +245,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_dist_info 
     cli_json_end_object(&j);
     cli_json_end_object(&j);
     fputc('\n', f);
-    if (ferror(f)) {
-        psl_output_cancel(&out);
-        return cli_error(cmd, "cannot write --json '%s'", a->json);
-    }
-    ost = psl_output_commit(&out);
-    return ost == PSL_OK ? CLI_OK : cli_lib_error(cmd, ost);
+    return cli_output_finish(cmd, &out, f, "cannot write --json", a->json);
 }
 
 static void print_outcome(const solve_args *a, const cli_dist_source *src, const psl_dist_info *g,
