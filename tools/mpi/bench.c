@@ -360,15 +360,7 @@ static int write_json(const char *cmd, const bench_args *a, const cli_dist_sourc
         cli_json_double(&j, "gbs", r->gbs);
         cli_json_double(&j, "traffic_bytes", r->traffic);
         cli_json_double(&j, "setup_s", r->setup_s);
-        cli_json_begin_array(&j, "ranks");
-        for (int q = 0; q < cli_mpi_size; q++) {
-            cli_json_begin_object(&j, NULL);
-            cli_json_int(&j, "rank", q);
-            for (int e = 0; e < R_N; e++)
-                cli_json_double(&j, keys[e], r->ranks[(size_t)q * R_N + e]);
-            cli_json_end_object(&j);
-        }
-        cli_json_end_array(&j);
+        cli_mpi_json_ranks(&j, keys, R_N, r->ranks);
         cli_json_end_object(&j);
     }
     cli_json_end_array(&j);

@@ -32,6 +32,11 @@ extern int cli_mpi_rank, cli_mpi_size;
  * without the prefix). */
 int cli_mpi_agree(const char *cmd, int rc, const char *msg);
 
+/* The per-rank figures gathered on rank 0 (nranks rows of nkeys values) as
+ * the JSON array "ranks" of j: one object per rank, its "rank" and each
+ * keys[e]. */
+void cli_mpi_json_ranks(cli_json *j, const char *const *keys, int nkeys, const double *ranks);
+
 /* A library status agreed as cli_mpi_agree does (msg: the library's last
  * message); for the psl_dist_* calls, already agreed, it prints once. */
 int cli_mpi_lib(const char *cmd, psl_status st);

@@ -1,8 +1,8 @@
 /*
  * launch.c -- whether `packsell bench|solve` runs distributed (started by
  * mpirun, or --mpi), MPI's start and end around the distributed command,
- * rank 0 alone printing, and the agreement that brings any rank's failure
- * to rank 0 and one exit status to every rank.
+ * rank 0 alone printing, the agreement that brings any rank's failure to
+ * rank 0 and one exit status to every rank, and the per-rank JSON rows.
  */
 #define _POSIX_C_SOURCE 200809L /* freopen */
 #include "cli_mpi.h"
@@ -102,4 +102,17 @@ int cli_mpi_main(int argc, char **argv)
     fflush(stderr);
     MPI_Finalize();
     return rc;
+}
+
+void cli_mpi_json_ranks(cli_json *j, const char *const *keys, int nkeys, const double *ranks)
+{
+    cli_json_begin_array(j, "ranks");
+    for (int q = 0; q < cli_mpi_size; q++) {
+        cli_json_begin_object(j, NULL);
+        cli_json_int(j, "rank", q);
+        for (int e = 0; e < nkeys; e++)
+            cli_json_double(j, keys[e], ranks[(size_t)q * nkeys + e]);
+        cli_json_end_object(j);
+    }
+    cli_json_end_array(j);
 }

@@ -233,15 +233,7 @@ static int write_json(const char *cmd, const solve_args *a, const psl_dist_info 
     cli_json_double(&j, "time_per_iteration_s", r->iterations > 0 ? solve_s / r->iterations : NAN);
     cli_json_begin_object(&j, "mpi");
     cli_json_int(&j, "nranks", cli_mpi_size);
-    cli_json_begin_array(&j, "ranks");
-    for (int q = 0; q < cli_mpi_size; q++) {
-        cli_json_begin_object(&j, NULL);
-        cli_json_int(&j, "rank", q);
-        for (int e = 0; e < S_N; e++)
-            cli_json_double(&j, keys[e], ranks[(size_t)q * S_N + e]);
-        cli_json_end_object(&j);
-    }
-    cli_json_end_array(&j);
+    cli_mpi_json_ranks(&j, keys, S_N, ranks);
     cli_json_end_object(&j);
     cli_json_end_object(&j);
     fputc('\n', f);
