@@ -119,10 +119,11 @@ psl_status psl_dist_precond_jacobi(psl_op **M, psl_exec *ex, const psl_dist_matr
     for (int32_t i = 0; st == PSL_OK && i < A->nrows; i++) {
         double a = A->diag[i];
         if (!(a > 0.0) || !isfinite(a))
-            st = psl_error(PSL_ERR_INVALID_VALUE,
-                           "%s: the diagonal entry of global row %lld is %g%s; Jacobi needs a "
-                           "positive diagonal",
-                           who, (long long)(A->first_row + i), a, a == 0.0 ? " (zero or missing)" : "");
+            st = psl_error_at(PSL_ERR_INVALID_VALUE, -1, A->first_row + i, A->first_row + i,
+                              "%s: the diagonal entry of global row %lld is %g%s; Jacobi needs "
+                              "a positive diagonal",
+                              who, (long long)(A->first_row + i), a,
+                              a == 0.0 ? " (zero or missing)" : "");
         else
             dinv[i] = 1.0 / a;
     }

@@ -21,7 +21,7 @@ void psl_dist_pcg_options_init(psl_dist_pcg_options *opt)
     opt->jacobi = 1;
 }
 
-/* Arguments, options, b and (for Jacobi) the diagonal on this rank. */
+/* Arguments, options and b on this rank. */
 static psl_status check_local(const psl_dist_matrix *A, const double *b, double *x,
                               const psl_dist_pcg_options *opt)
 {
@@ -38,14 +38,7 @@ static psl_status check_local(const psl_dist_matrix *A, const double *b, double 
         if (!isfinite(b[i]))
             return psl_error_at(PSL_ERR_NONFINITE, -1, A->first_row + i, -1,
                                 "%s: b[%lld] = %g", who, (long long)(A->first_row + i), b[i]);
-    if (opt->jacobi)
-        for (int32_t i = 0; i < A->nrows; i++)
-            if (!(A->diag[i] > 0.0) || !isfinite(A->diag[i]))
-                return psl_error_at(PSL_ERR_INVALID_VALUE, -1, A->first_row + i,
-                                    A->first_row + i,
-                                    "%s: Jacobi needs a positive diagonal: global row %lld has "
-                                    "%g", who, (long long)(A->first_row + i), A->diag[i]);
-    return PSL_OK;
+    return PSL_OK; /* the Jacobi diagonal: psl_dist_precond_jacobi checks it */
 }
 
 /* The library's CG (packsell.h) on A's rows: a CPU executor summing over
