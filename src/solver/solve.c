@@ -10,6 +10,7 @@
  * outer flexible solver of the caller's.
  */
 #include "precond/precond.h"
+#include "solver/f3r_layers.h"
 #include "solver/solver_internal.h"
 
 #include <math.h>
@@ -72,7 +73,7 @@ static psl_status check_f3r(const psl_solve_config *c, const char *who)
     return PSL_OK;
 }
 
-static psl_status check_config(const psl_solve_config *c, const char *who)
+psl_status psl_solve_config_check(const psl_solve_config *c, const char *who)
 {
     if ((int)c->method < PSL_SOLVE_CG || c->method > PSL_SOLVE_F3R)
         return psl_error(PSL_ERR_INVALID_VALUE,
@@ -183,50 +184,6 @@ static psl_status make_precond(solve_parts *p, const psl_solve_config *c, psl_sc
     }
 }
 
-/* PackSELL-F3R's automatic codec (psl_f3r_options.codec {0, 0}): FP16
- * unless more than F3R_AUTO_BELOW of the nonzeros of the FP64 CSR matrix S
- * lie below FP16's normal range, then E8M14. */
-#define F3R_AUTO_BELOW 0.01
-static psl_codec f3r_auto_codec(const psl_matrix *S)
-{
-    const double *v = (const double *)S->values;
-    int64_t below = 0, nonzero = 0;
-    for (int64_t k = 0; k < S->nnz; k++) {
-        double a = fabs(v[k]);
-        if (a == 0.0)
-            continue;
-        nonzero++;
-        below += a < 0x1p-14;
-    }
-    return (double)below > F3R_AUTO_BELOW * (double)nonzero ? (psl_codec){8, 14}
-                                                                : (psl_codec){5, 10};
-}
-
-/* F3R's FP16 storage for the variant: layers 3-4's matrix and layer 4's
- * factors (C = 32, sigma = 256, implicit, overflow an error); codec: the
- * PackSELL variant's. */
-static void f3r_storage16(psl_f3r_variant v, psl_codec codec, psl_convert_options *o)
-{
-    psl_convert_options_init(o);
-    if (v == PSL_F3R_PACKSELL) {
-        o->format = PSL_FORMAT_PACKSELL;
-        o->codec = codec; /* FP16: D = 15 */
-    } else {
-        o->format = PSL_FORMAT_SELL;
-        o->value_type = PSL_FP16;
-    }
-}
-
-/* st with the thread's message prefixed by what failed (an F3R layer). */
-static psl_status f3r_named(psl_status st, const char *what)
-{
-    if (st == PSL_OK)
-        return st;
-    char keep[512];
-    snprintf(keep, sizeof keep, "%s", psl_last_error_message());
-    return psl_error(st, "F3R %s: %s", what, keep);
-}
-
 /* F3R's layers 2-4 over p's operators (packsell.h, psl_f3r_options); layer
  * 2 takes its input as given when unit_input (an outer FGMRES's unit
  * vectors), else normalises it. */
@@ -234,33 +191,16 @@ static psl_status f3r_layers(solve_parts *p, const psl_solve_config *c, int unit
 {
     const psl_f3r_options *f = &c->f3r;
     bool d = f->variant == PSL_F3R_FP64;
-    psl_scalar t23 = d ? PSL_FP64 : PSL_FP32, t4 = d ? PSL_FP64 : PSL_FP16;
-    const psl_op *A2 = d ? p->Aop : p->A32op, *A3 = d ? p->Aop : p->A16op32,
-                 *A4 = d ? p->Aop : p->A16op16;
     psl_convert_options s16;
     const psl_convert_options *fs = &c->precond_storage;
     if (!d) {
-        f3r_storage16(f->variant, p->codec16, &s16);
+        psl_f3r_storage16(f->variant, p->codec16, &s16);
         fs = &s16;
     }
-    PSL_TRY(f3r_named(make_precond(p, c, t4, fs, &p->M4op), "layer 4's preconditioner"));
-    psl_solver_options in;
-    psl_solver_options_init(&in);
-    in.vec_type = t4;
-    in.dot_acc = d ? PSL_FP64 : PSL_FP32;
-    in.fixed_iters = f->m4;
-    in.richardson_c = f->c;
-    in.op_type = t23;
-    PSL_TRY(psl_solver_create(&p->layer[2], PSL_METHOD_RICHARDSON, A4, p->M4op, &in));
-    in.vec_type = t23;
-    in.fixed_iters = f->m3;
-    PSL_TRY(psl_solver_create(&p->layer[1], PSL_METHOD_FGMRES, A3, psl_solver_op(p->layer[2]),
-                              &in));
-    in.fixed_iters = f->m2;
-    in.op_type = PSL_FP64;
-    in.op_unit_input = unit_input;
-    return psl_solver_create(&p->layer[0], PSL_METHOD_FGMRES, A2, psl_solver_op(p->layer[1]),
-                             &in);
+    PSL_TRY(psl_f3r_named(make_precond(p, c, d ? PSL_FP64 : PSL_FP16, fs, &p->M4op),
+                          "layer 4's preconditioner"));
+    return psl_f3r_layers_create(p->layer, f, d ? p->Aop : p->A32op, d ? p->Aop : p->A16op32,
+                                 d ? p->Aop : p->A16op16, p->M4op, unit_input);
 }
 
 /* F3R's layers 2-4 and layer 1 as p->outer. */
@@ -285,18 +225,23 @@ static psl_status f3r_convert(solve_parts *p, const psl_solve_config *c, const p
     o32.value_type = PSL_FP32;
     if (c->f3r.variant == PSL_F3R_PACKSELL) {
         psl_codec k = c->f3r.codec;
-        p->codec16 = k.exp_bits == 0 && k.man_bits == 0 ? f3r_auto_codec(Sys) : k;
+        if (k.exp_bits == 0 && k.man_bits == 0) {
+            int64_t below = 0, nonzero = 0;
+            psl_f3r_codec_count(Sys, &below, &nonzero);
+            k = psl_f3r_codec_pick(below, nonzero);
+        }
+        p->codec16 = k;
         *codec = p->codec16;
     }
-    f3r_storage16(c->f3r.variant, p->codec16, &o16);
-    PSL_TRY(f3r_named(psl_matrix_convert(&p->A32, Sys, &o32), "layer 2's matrix (SELL FP32)"));
+    psl_f3r_storage16(c->f3r.variant, p->codec16, &o16);
+    PSL_TRY(psl_f3r_named(psl_matrix_convert(&p->A32, Sys, &o32), "layer 2's matrix (SELL FP32)"));
     char what[64];
     if (c->f3r.variant == PSL_F3R_PACKSELL)
         snprintf(what, sizeof what, "layers 3-4's matrix (PackSELL E%dM%d)",
                  (int)p->codec16.exp_bits, (int)p->codec16.man_bits);
     else
         snprintf(what, sizeof what, "layers 3-4's matrix (SELL FP16)");
-    return f3r_named(psl_matrix_convert(&p->A16, Sys, &o16), what);
+    return psl_f3r_named(psl_matrix_convert(&p->A16, Sys, &o16), what);
 }
 
 /* The operators of F3R's FP32 and FP16 matrices on p->ex. */
@@ -436,12 +381,7 @@ static psl_status f3r_prec_apply(const psl_op *op, double alpha, psl_vview x, do
                                  psl_vview y)
 {
     const f3r_prec *f = op->impl;
-    if (!f->ginv.data)
-        return f->F->apply(f->F, alpha, x, beta, y);
-    psl_exec *ex = op->ex;
-    PSL_TRY(ex->be->diag_scale(ex, psl_sx(1.0), f->ginv, x, psl_sx(0.0), f->t));
-    PSL_TRY(f->F->apply(f->F, 1.0, f->t, 0.0, f->u));
-    return ex->be->diag_scale(ex, psl_sx(alpha), f->ginv, f->u, psl_sx(beta), y);
+    return psl_f3r_scaled_apply(f->F, op->ex, f->ginv, f->t, f->u, alpha, x, beta, y);
 }
 
 static void f3r_prec_destroy(psl_op *op) { f3r_prec_free(op->ex, op->impl); }
@@ -458,7 +398,7 @@ psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
         psl_solve_config_init(&c);
     c.method = PSL_SOLVE_F3R;
     c.sdainv_wt = c.sdainv_zdinv = NULL;
-    PSL_TRY(check_config(&c, who));
+    PSL_TRY(psl_solve_config_check(&c, who));
     f3r_prec *f = NULL;
     PSL_TRY(psl_alloc_zero((void **)&f, 1, sizeof *f, "an F3R preconditioner"));
     solve_parts *p = &f->p;
@@ -484,23 +424,8 @@ psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
         st = f3r_layers(p, &c, 0);
     if (st == PSL_OK)
         f->F = psl_solver_op(p->layer[0]);
-    if (st == PSL_OK && c.scale) {
-        double *gi = NULL;
-        st = psl_alloc_zero((void **)&gi, n > 0 ? (size_t)n : 1, sizeof *gi, "1/gbar");
-        for (int64_t i = 0; st == PSL_OK && i < n; i++)
-            gi[i] = 1.0 / p->gbar[i];
-        if (st == PSL_OK)
-            st = psl_work_new(ex, n, PSL_FP64, &f->ginv);
-        if (st == PSL_OK)
-            st = ex->be->from_host(ex, f->ginv.data, gi, (size_t)n * sizeof *gi);
-        if (st == PSL_OK)
-            st = ex->be->sync(ex);
-        free(gi);
-        if (st == PSL_OK)
-            st = psl_work_new(ex, n, PSL_FP64, &f->t);
-        if (st == PSL_OK)
-            st = psl_work_new(ex, n, PSL_FP64, &f->u);
-    }
+    if (st == PSL_OK && c.scale)
+        st = psl_f3r_scaling_new(ex, n, p->gbar, &f->ginv, &f->t, &f->u);
     psl_op *op = NULL;
     if (st == PSL_OK) {
         op = psl_op_new(ex, n, n, PSL_FP64, PSL_FP64, "f3r");
@@ -556,7 +481,7 @@ psl_status psl_solve(const psl_matrix *A, const double *b, double *x, const psl_
     psl_solve_config_init(&def);
     if (!cfg)
         cfg = &def;
-    PSL_TRY(check_config(cfg, who));
+    PSL_TRY(psl_solve_config_check(cfg, who));
     int64_t n = A->nrows;
     const psl_matrix *F[2] = {cfg->sdainv_wt, cfg->sdainv_zdinv};
     for (int k = 0; k < 2; k++)
