@@ -405,6 +405,70 @@ psl_status psl_dist_op_create(psl_op **op, psl_exec *ex, const psl_dist_matrix *
 psl_status psl_dist_precond_jacobi(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
                                    psl_scalar vec_type);
 
+/* Jacobi for the nonsymmetric solvers: as psl_dist_precond_jacobi, but
+ * any nonzero finite diagonal entry is taken (psl_precond_jacobi_general's
+ * rule). */
+psl_status psl_dist_precond_jacobi_general(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
+                                           psl_scalar vec_type);
+
+/* Block SD-AINV: on each rank the SD-AINV factors (psl_sdainv_build with
+ * opt, NULL: the defaults) of its diagonal block A_d, applied as
+ * psl_precond_product with *storage (NULL: FP64 CSR) in vectors of vec_type
+ * on ex: block Jacobi over the ranks with an SD-AINV block each, so no
+ * communication when applied, and on one rank the preconditioner of the
+ * whole matrix. A's diagonal block must be FP64 CSR. Its strength falls as
+ * the ranks grow (the couplings between blocks are left out), so iteration
+ * counts grow with the ranks. Collective (every rank the same status).
+ * Errors: those of psl_dist_op_create, PSL_ERR_INVALID_VALUE (A_d not FP64
+ * CSR), and those of psl_sdainv_build (naming the block's global rows) and
+ * psl_precond_product. */
+psl_status psl_dist_precond_sdainv(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
+                                   const psl_sdainv_options *opt,
+                                   const psl_convert_options *storage, psl_scalar vec_type);
+
+/* F3R's layers 2-4 over the ranks (psl_precond_f3r's operator, for an outer
+ * flexible solver of the caller's: psl_solver_create with PSL_METHOD_FGMRES
+ * restart cfg->f3r.m1 on psl_dist_op_create(A) gives F3R), in FP64 vectors
+ * on ex: with cfg->scale (default) on S = G^-1 A G^-1
+ * (psl_dist_matrix_scale_symmetric) as F(x) = G^-1 F_S(G^-1 x); layers 2-4
+ * on distributed copies of S in SELL FP32 and the variant's FP16 storage
+ * (psl_dist_matrix_convert; their halos travel in FP32 and FP16), layer
+ * 4's preconditioner block SD-AINV (psl_dist_precond_sdainv) or Jacobi
+ * (cfg->precond); every dot product summed over the ranks by ex, which must
+ * be attached to A (psl_dist_exec_attach). The automatic codec counts the
+ * entries of all ranks. On one rank it is psl_precond_f3r of the whole
+ * matrix. A's blocks must be FP64 CSR; on a CUDA executor the copies are
+ * uploaded to its device with A's transport (AUTO when A has no device
+ * copy; A itself need not have one). The operator owns its matrices (A
+ * may be freed after the call). Collective.
+ * Errors (every rank the same): those of psl_precond_f3r and
+ * psl_dist_op_create, PSL_ERR_INVALID_VALUE (A's blocks), PSL_ERR_MPI. */
+psl_status psl_dist_precond_f3r(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
+                                const psl_solve_config *cfg);
+
+/* A distributed matrix B with A's rows, ghosts and halo plan (copied: no
+ * new plan is learned) and A's blocks converted: A_d by diag_opt, A_o by
+ * offd_opt (NULL: FP64 CSR). A's blocks must be FP64 CSR
+ * (psl_dist_matrix_create_csr without options). B is independent of A.
+ * Collective (the status agreed). Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_HANDLE, PSL_ERR_INVALID_VALUE (A's blocks), those of
+ * psl_matrix_convert, PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI. */
+psl_status psl_dist_matrix_convert(psl_dist_matrix **B, const psl_dist_matrix *A,
+                                   const psl_convert_options *diag_opt,
+                                   const psl_convert_options *offd_opt);
+
+/* S = G^-1 A G^-1 with gbar_i = sqrt|a_ii| (1 where the diagonal entry is
+ * zero or missing), the entries a_ij / (gbar_i gbar_j) as
+ * psl_matrix_scale_symmetric forms them (on one rank its bits), the ghost
+ * columns' factors fetched from their owners by one halo exchange; S has
+ * FP64 CSR blocks and A's halo plan. gbar gets this rank's nrows factors
+ * (for b_s = G^-1 b and x = G^-1 y: psl_vector_div_diag). A's blocks must
+ * be FP64 CSR. Collective. Errors: as psl_dist_matrix_convert, and
+ * PSL_ERR_NONFINITE (a scaled entry overflows, naming its global row and
+ * column). */
+psl_status psl_dist_matrix_scale_symmetric(psl_dist_matrix **S, const psl_dist_matrix *A,
+                                           double *gbar);
+
 #ifdef __cplusplus
 }
 #endif

@@ -282,16 +282,18 @@ const char *cli_json_number(double v, char *buf, size_t len);
     "(started by mpirun, or with --mpi) builds the distributed matrix as 'packsell\n" \
     "bench --help' says and runs the library's solvers on it unchanged, through\n"  \
     "the distributed operator layer (psl_dist_op_create, psl_dist_exec_attach: the\n" \
-    "dot products summed over the ranks): --method pcg, fcg, iocg (the inner\n"     \
-    "matrix distributed too), gmres, fgmres or bicgstab, --precond jacobi or none,\n" \
-    "--vectors fp64 or fp32, the other options as above. b is drawn by natural\n"   \
-    "row (the serial command's b). The system is solved unscaled, as with\n"        \
-    "--no-scale (for PCG with Jacobi the same method in exact arithmetic, and the\n" \
-    "same residual when the diagonal is constant, as HPCG's). Setup (matrices;\n"   \
-    "operators, preconditioner, solver) and solve times (the slowest rank's)\n"     \
-    "apart, and each rank's split of the solve: pack, A_d, wait, A_o, allreduce.\n" \
-    "Refused under MPI for now: --method f3r, --precond sdainv, --device cuda,\n"   \
-    "--rhs, --output, --history, --sdainv-cache.\n"                                \
+    "dot products summed over the ranks): every --method (iocg's inner matrix\n"   \
+    "distributed too; f3r: FGMRES(m1) over F3R's layers 2-4 on distributed\n"     \
+    "copies of the scaled matrix, psl_dist_precond_f3r), --precond jacobi, none\n" \
+    "or sdainv (block SD-AINV: each rank's diagonal block, so iterations grow\n"   \
+    "with the ranks), --vectors, --device, the other options as above. The\n"      \
+    "matrix is built once in FP64 CSR, its other storages converted from it. b\n"  \
+    "is drawn by natural row (the serial command's b). The system is solved\n"     \
+    "unscaled, as with --no-scale (the same residual when the diagonal is\n"       \
+    "constant, as HPCG's). Setup (matrices; operators, preconditioner, solver)\n"  \
+    "and solve times (the slowest rank's) apart, and each rank's split of the\n"   \
+    "solve: pack, A_d, wait, A_o, allreduce. Refused under MPI: --rhs, --output,\n" \
+    "--history, --sdainv-cache.\n"                                                 \
     "      --mpi             run distributed without a launcher variable\n"
 #else
 #define CLI_MPI_BENCH_HELP ""

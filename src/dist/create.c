@@ -94,6 +94,20 @@ static psl_status check_blocks(const int64_t *all, int p, int64_t *starts)
     return PSL_OK;
 }
 
+psl_status psl_dist_buffers(psl_dist_matrix *M, const char *caller)
+{
+    /* SpMV buffers for the widest entry (FP64), the dot products' gather */
+    int64_t nsend = M->plan.send_off[M->plan.nsend];
+    M->send_buf = malloc(nsend > 0 ? (size_t)nsend * 8 : 1);
+    M->ghost_buf = malloc(M->nghost > 0 ? (size_t)M->nghost * 8 : 1);
+    M->reqs = malloc(((size_t)M->plan.nrecv + M->plan.nsend + 1) * sizeof *M->reqs);
+    M->dots_buf = malloc((size_t)M->nranks * (PSL_DIST_SUM_MAX + 1) * sizeof *M->dots_buf);
+    M->sum_mine = malloc((PSL_DIST_SUM_MAX + 1) * sizeof *M->sum_mine);
+    if (!M->send_buf || !M->ghost_buf || !M->reqs || !M->dots_buf || !M->sum_mine)
+        return psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory (halo buffers)", caller);
+    return PSL_OK;
+}
+
 psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_t n_global,
                                       int64_t first_row, int32_t nrows, const int64_t *row_ptr,
                                       const int64_t *col_idx, const double *values,
@@ -144,16 +158,7 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
     if ((st = psl_dist_halo_plan(M)) != PSL_OK)
         goto fail;
 
-    /* SpMV buffers for the widest entry (FP64), the dot products' gather */
-    int64_t nsend = M->plan.send_off[M->plan.nsend];
-    M->send_buf = malloc(nsend > 0 ? (size_t)nsend * 8 : 1);
-    M->ghost_buf = malloc(M->nghost > 0 ? (size_t)M->nghost * 8 : 1);
-    M->reqs = malloc(((size_t)M->plan.nrecv + M->plan.nsend + 1) * sizeof *M->reqs);
-    M->dots_buf = malloc((size_t)p * (PSL_DIST_SUM_MAX + 1) * sizeof *M->dots_buf);
-    M->sum_mine = malloc((PSL_DIST_SUM_MAX + 1) * sizeof *M->sum_mine);
-    if (!M->send_buf || !M->ghost_buf || !M->reqs || !M->dots_buf || !M->sum_mine)
-        st = psl_error(PSL_ERR_OUT_OF_MEMORY, "%s: out of memory (halo buffers)", who);
-    if ((st = psl_dist_agree(M->comm, st)) != PSL_OK)
+    if ((st = psl_dist_agree(M->comm, psl_dist_buffers(M, who))) != PSL_OK)
         goto fail;
 
     int64_t nnz_local = M->nnz_d + M->nnz_o;

@@ -102,11 +102,30 @@ psl_status psl_dist_split(psl_dist_matrix *A, const int64_t *row_ptr, const int6
  * collective, every rank gets the same status. */
 psl_status psl_dist_halo_plan(psl_dist_matrix *A);
 
+/* Allocate A's SpMV buffers (send, ghost, requests) and its sums' gather
+ * from its plan, nghost and nranks; out of memory names caller. Local. */
+psl_status psl_dist_buffers(psl_dist_matrix *A, const char *caller);
+
+/* The halo exchange alone: A's ghost entries of x (esize bytes each: 8, 4
+ * or 2) into A->ghost_buf, blocking. Collective; the status agreed. */
+psl_status psl_dist_halo_gather(const psl_dist_matrix *A, const void *x, int esize);
+
 /* Free the plan's arrays (NULL-safe). */
 void psl_dist_halo_plan_free(psl_halo_plan *p);
 
 /* Free A's device copy and set A->dev = NULL (NULL-safe; src/dist/cuda/
  * device.c, or nocuda/device_stub.c in a build without CUDA). Local. */
 void psl_dist_device_free(psl_dist_matrix *A);
+
+/* Whether A has a device copy on ex's device (CUDA executors; CPU ones
+ * pass); errors name who (op.c). */
+psl_status psl_dist_check_device(const psl_exec *ex, const psl_dist_matrix *A, const char *who);
+
+/* The arguments of an operator or preconditioner of A in vectors of
+ * vec_type on ex: *op = NULL first, ex live, A live, vec_type FP64, FP32
+ * or FP16, and with need_device A's device copy on a CUDA ex's device
+ * (op.c). Local. */
+psl_status psl_dist_op_check_args(psl_op **op, psl_exec *ex, const psl_dist_matrix *A,
+                                  psl_scalar vec_type, int need_device, const char *who);
 
 #endif /* PSL_DIST_INTERNAL_H */

@@ -1,17 +1,15 @@
 /*
  * op.c -- the solver layer on distributed matrices: an executor whose
  * reductions are sums over a matrix's ranks (psl_dist_exec_attach), the
- * matrix as an operator (psl_dist_op_create) and the Jacobi preconditioner
- * of its rows (psl_dist_precond_jacobi). With these the solvers of
+ * matrix as an operator (psl_dist_op_create); its preconditioners are in
+ * precond.c and f3r.c. With these the solvers of
  * packsell.h run unchanged on each rank's rows: their vectors are the
  * rank's entries, their dot products partial sums made global by the
  * executor (solver/backend_reduce.c).
  */
 #include "dist/dist_internal.h"
-#include "precond/precond.h"
 #include "solver/solver_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 /* The executor's reduction: k slots summed over A's ranks, on the host for
@@ -31,8 +29,7 @@ static psl_status dist_reduce(psl_exec *ex, void *ctx, double *out, int k)
     return PSL_OK;
 }
 
-/* Whether A has a device copy on ex's device (CUDA executors). */
-static psl_status check_device(const psl_exec *ex, const psl_dist_matrix *A, const char *who)
+psl_status psl_dist_check_device(const psl_exec *ex, const psl_dist_matrix *A, const char *who)
 {
     if (ex->device < 0)
         return PSL_OK;
@@ -54,7 +51,7 @@ psl_status psl_dist_exec_attach(psl_exec *ex, const psl_dist_matrix *A)
     if (!A)
         return psl_exec_set_reduce(ex, NULL, NULL);
     PSL_TRY(psl_dist_check(A, who));
-    PSL_TRY(check_device(ex, A, who));
+    PSL_TRY(psl_dist_check_device(ex, A, who));
     if (A->nranks == 1) /* the sum over one rank is its own: nothing to install */
         return psl_exec_set_reduce(ex, NULL, NULL);
     return psl_exec_set_reduce(ex, dist_reduce, (void *)A);
@@ -74,8 +71,8 @@ static psl_status dist_apply(const psl_op *op, double alpha, psl_vview x, double
 
 static void dist_destroy(psl_op *op) { free(op->impl); }
 
-static psl_status check_args(psl_op **op, psl_exec *ex, const psl_dist_matrix *A,
-                             psl_scalar vec_type, const char *who)
+psl_status psl_dist_op_check_args(psl_op **op, psl_exec *ex, const psl_dist_matrix *A,
+                                  psl_scalar vec_type, int need_device, const char *who)
 {
     if (!op)
         return psl_error(PSL_ERR_NULL_POINTER, "%s: op is NULL", who);
@@ -85,14 +82,14 @@ static psl_status check_args(psl_op **op, psl_exec *ex, const psl_dist_matrix *A
     if (!psl_solver_vec_type(vec_type))
         return psl_error(PSL_ERR_INVALID_VALUE, "%s: vector type %s (FP64, FP32 or FP16)", who,
                          psl_scalar_display(vec_type));
-    return check_device(ex, A, who);
+    return need_device ? psl_dist_check_device(ex, A, who) : PSL_OK;
 }
 
 psl_status psl_dist_op_create(psl_op **op, psl_exec *ex, const psl_dist_matrix *A,
                               psl_scalar vec_type)
 {
     static const char *who = "psl_dist_op_create";
-    PSL_TRY(check_args(op, ex, A, vec_type, who));
+    PSL_TRY(psl_dist_op_check_args(op, ex, A, vec_type, 1, who));
     dist_op *d = NULL;
     PSL_TRY(psl_alloc_zero((void **)&d, 1, sizeof *d, "a distributed operator"));
     d->A = A;
@@ -106,32 +103,4 @@ psl_status psl_dist_op_create(psl_op **op, psl_exec *ex, const psl_dist_matrix *
     o->destroy = dist_destroy;
     *op = o;
     return PSL_OK;
-}
-
-psl_status psl_dist_precond_jacobi(psl_op **M, psl_exec *ex, const psl_dist_matrix *A,
-                                   psl_scalar vec_type)
-{
-    static const char *who = "psl_dist_precond_jacobi";
-    psl_status st = check_args(M, ex, A, vec_type, who);
-    double *dinv = NULL;
-    if (st == PSL_OK && A->nrows > 0)
-        st = psl_alloc_zero((void **)&dinv, (size_t)A->nrows, sizeof *dinv, "the inverse diagonal");
-    for (int32_t i = 0; st == PSL_OK && i < A->nrows; i++) {
-        double a = A->diag[i];
-        if (!(a > 0.0) || !isfinite(a))
-            st = psl_error_at(PSL_ERR_INVALID_VALUE, -1, A->first_row + i, A->first_row + i,
-                              "%s: the diagonal entry of global row %lld is %g%s; Jacobi needs "
-                              "a positive diagonal",
-                              who, (long long)(A->first_row + i), a,
-                              a == 0.0 ? " (zero or missing)" : "");
-        else
-            dinv[i] = 1.0 / a;
-    }
-    /* every rank the same answer (M and ex checked locally first) */
-    if (A && A->magic == PSL_DIST_MAGIC)
-        st = psl_dist_agree(A->comm, st);
-    if (st == PSL_OK)
-        st = psl_precond_diag_op(M, ex, A->nrows, dinv, vec_type, "jacobi");
-    free(dinv);
-    return st;
 }

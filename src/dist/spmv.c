@@ -2,7 +2,7 @@
  * spmv.c -- y = alpha*A*x + beta*y over the ranks, the halo exchange
  * overlapped with the diagonal block: post the receives, pack and send,
  * y = alpha A_d x + beta y, wait, y += alpha A_o x_ghost. Entries travel in
- * the vectors' type, as bytes.
+ * the vectors' type, as bytes. psl_dist_halo_gather is the exchange alone.
  */
 #include "dist/dist_internal.h"
 
@@ -28,6 +28,44 @@ static void pack(unsigned char *buf, const unsigned char *x, const int32_t *idx,
     }
 }
 
+/* Post the receives of A's ghosts and send this rank's entries of x (esize
+ * bytes each; zeros when ok is 0, so that no rank waits forever) into
+ * A->reqs; returns the requests posted, *rc the first MPI failure. */
+static int halo_post(const psl_dist_matrix *A, const void *x, int esize, int ok, int *rc)
+{
+    const psl_halo_plan *pl = &A->plan;
+    MPI_Request *req = A->reqs;
+    int nreq = 0;
+    *rc = MPI_SUCCESS;
+    for (int i = 0; i < pl->nrecv && *rc == MPI_SUCCESS; i++) {
+        int32_t off = pl->recv_off[i], cnt = pl->recv_off[i + 1] - off;
+        *rc = MPI_Irecv(A->ghost_buf + (size_t)esize * off, cnt * esize, MPI_BYTE,
+                        pl->recv_rank[i], 0, A->comm, &req[nreq++]);
+    }
+    int64_t nsend = pl->send_off[pl->nsend];
+    if (ok)
+        pack(A->send_buf, x, pl->send_idx, nsend, esize);
+    else
+        memset(A->send_buf, 0, (size_t)nsend * esize);
+    for (int i = 0; i < pl->nsend && *rc == MPI_SUCCESS; i++) {
+        int64_t off = pl->send_off[i], cnt = pl->send_off[i + 1] - off;
+        *rc = MPI_Isend(A->send_buf + (size_t)esize * off, (int)cnt * esize, MPI_BYTE,
+                        pl->send_rank[i], 0, A->comm, &req[nreq++]);
+    }
+    return nreq;
+}
+
+psl_status psl_dist_halo_gather(const psl_dist_matrix *A, const void *x, int esize)
+{
+    int rc;
+    int nreq = halo_post(A, x, esize, 1, &rc);
+    psl_status st = rc == MPI_SUCCESS ? PSL_OK : psl_dist_mpi_error(rc, "MPI_Irecv/MPI_Isend (halo)");
+    rc = MPI_Waitall(nreq, A->reqs, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS && st == PSL_OK)
+        st = psl_dist_mpi_error(rc, "MPI_Waitall (halo)");
+    return psl_dist_agree(A->comm, st);
+}
+
 psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, double beta,
                          void *y, psl_scalar vec_type)
 {
@@ -44,24 +82,8 @@ psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, 
     int es = esize ? esize : 8;
     psl_dist_timings *tm = (psl_dist_timings *)&A->tm; /* the handle's counters */
     double t0 = A->timing ? MPI_Wtime() : 0.0, t1 = 0.0;
-    const psl_halo_plan *pl = &A->plan;
-    MPI_Request *req = A->reqs;
-    int nreq = 0, rc = MPI_SUCCESS;
-    for (int i = 0; i < pl->nrecv && rc == MPI_SUCCESS; i++) {
-        int32_t off = pl->recv_off[i], cnt = pl->recv_off[i + 1] - off;
-        rc = MPI_Irecv(A->ghost_buf + (size_t)es * off, cnt * es, MPI_BYTE, pl->recv_rank[i], 0,
-                       A->comm, &req[nreq++]);
-    }
-    int64_t nsend = pl->send_off[pl->nsend];
-    if (st == PSL_OK)
-        pack(A->send_buf, x, pl->send_idx, nsend, es);
-    else
-        memset(A->send_buf, 0, (size_t)nsend * es);
-    for (int i = 0; i < pl->nsend && rc == MPI_SUCCESS; i++) {
-        int64_t off = pl->send_off[i], cnt = pl->send_off[i + 1] - off;
-        rc = MPI_Isend(A->send_buf + (size_t)es * off, (int)cnt * es, MPI_BYTE,
-                       pl->send_rank[i], 0, A->comm, &req[nreq++]);
-    }
+    int rc;
+    int nreq = halo_post(A, x, es, st == PSL_OK, &rc);
     if (rc != MPI_SUCCESS && st == PSL_OK)
         st = psl_dist_mpi_error(rc, "MPI_Irecv/MPI_Isend (halo)");
     if (A->timing)
@@ -70,7 +92,7 @@ psl_status psl_dist_spmv(double alpha, const psl_dist_matrix *A, const void *x, 
         st = psl_spmv(alpha, A->A_d, x, beta, y, vec_type);
     if (A->timing)
         t1 = MPI_Wtime(), tm->local_s += t1 - t0, t0 = t1;
-    rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    rc = MPI_Waitall(nreq, A->reqs, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS && st == PSL_OK)
         st = psl_dist_mpi_error(rc, "MPI_Waitall (halo)");
     if (A->timing)

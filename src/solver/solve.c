@@ -438,6 +438,7 @@ psl_status psl_precond_f3r(psl_op **M, psl_exec *ex, const psl_matrix *A,
     }
     op->impl = f;
     op->apply = f3r_prec_apply;
+    op->wraps = f->F;
     op->destroy = f3r_prec_destroy;
     *M = op;
     return PSL_OK;

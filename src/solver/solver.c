@@ -218,6 +218,8 @@ static psl_solver *solver_of_op(const psl_op *op)
 
 int64_t psl_op_inner_iterations(const psl_op *M)
 {
+    if (M && !M->solver_owned && M->wraps)
+        return psl_op_inner_iterations(M->wraps);
     if (!M || !M->solver_owned)
         return 0;
     const psl_solver *s = solver_of_op(M);

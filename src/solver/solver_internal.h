@@ -30,6 +30,8 @@ struct psl_op {
     void (*destroy)(psl_op *op); /* frees impl (not the psl_op) */
     void *impl;
     bool solver_owned; /* the operator of a solver: psl_op_destroy refuses it */
+    const psl_op *wraps; /* an operator around another (F3R's scaled layers):
+                            its inner iterations are that one's */
 };
 
 /* Checks of handles: PSL_ERR_NULL_POINTER or PSL_ERR_INVALID_HANDLE naming who. */

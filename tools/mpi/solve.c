@@ -4,11 +4,12 @@
  * or scattered from rank 0), and the library's solvers run unchanged on it
  * through the distributed operator layer: an executor whose reductions are
  * sums over the ranks (psl_dist_exec_attach), the matrix as an operator
- * (psl_dist_op_create) and its Jacobi (psl_dist_precond_jacobi). b is drawn
- * by natural row as the serial command draws it; setup and solve are timed
- * apart (the slowest rank's time), with each rank's split of the SpMV and
- * reduction phases. Methods: those of the serial command but f3r, whose
- * SD-AINV layer is not distributed; preconditioners: jacobi or none.
+ * (psl_dist_op_create), its Jacobi or block SD-AINV (psl_dist_precond_*),
+ * and for f3r FGMRES(m1) over F3R's layers 2-4 (psl_dist_precond_f3r). The
+ * matrix is built once in FP64 CSR and its other storages converted from it
+ * over the same halo plan. b is drawn by natural row as the serial command
+ * draws it; setup and solve are timed apart (the slowest rank's time), with
+ * each rank's split of the SpMV and reduction phases.
  */
 #include "cli_mpi.h"
 #include "../solve.h"
@@ -21,7 +22,8 @@
 typedef struct dist_solve {
     psl_dist_matrix *A;    /* the outer matrix, in --format's storage */
     psl_dist_matrix *Ain;  /* iocg: the inner matrix (--inner-format) */
-    psl_dist_matrix *A64;  /* FP64 CSR for the true residual when A is not */
+    psl_dist_matrix *A64;  /* FP64 CSR: the source of the others, the true
+                              residual's, SD-AINV's and F3R's (NULL: A is it) */
     psl_exec *ex;
     psl_op *op, *Rop, *M, *inop, *inM;
     psl_solver *inner, *s;
@@ -45,17 +47,17 @@ static void dist_solve_free(dist_solve *d)
     psl_dist_matrix_destroy(&d->A64);
 }
 
-/* The library's method of a --method (f3r: none, -1). */
-static int method_of(psl_solve_method m)
+/* The library's method of a --method (f3r: FGMRES over its layers). */
+static psl_method method_of(psl_solve_method m)
 {
     switch (m) {
-    case PSL_SOLVE_CG: return PSL_METHOD_CG;
     case PSL_SOLVE_FCG: return PSL_METHOD_FCG;
     case PSL_SOLVE_IOCG: return PSL_METHOD_FCG; /* over the inner FP32 PCG */
     case PSL_SOLVE_GMRES: return PSL_METHOD_GMRES;
     case PSL_SOLVE_FGMRES: return PSL_METHOD_FGMRES;
     case PSL_SOLVE_BICGSTAB: return PSL_METHOD_BICGSTAB;
-    default: return -1;
+    case PSL_SOLVE_F3R: return PSL_METHOD_FGMRES; /* over F3R's layers 2-4 */
+    default: return PSL_METHOD_CG;
     }
 }
 
@@ -63,14 +65,6 @@ static int method_of(psl_solve_method m)
  * rank (the same command line). */
 static int refuse(const char *cmd, const solve_args *a)
 {
-    const psl_solve_config *c = &a->cfg;
-    if (method_of(c->method) < 0)
-        return cli_usage_error(cmd, "--method %s is not available under MPI (its SD-AINV layer "
-                               "is not distributed): pcg, fcg, iocg, gmres, fgmres or bicgstab",
-                               a->method_name);
-    if (c->precond != PSL_PRECOND_JACOBI && c->precond != PSL_PRECOND_NONE)
-        return cli_usage_error(cmd, "--precond %s is not available under MPI (jacobi or none)",
-                               a->precond_name);
     const char *off = a->rhs ? "--rhs" : a->out ? "--output" : a->history ? "--history"
                     : a->cache ? "--sdainv-cache" : NULL;
     if (off)
@@ -97,6 +91,55 @@ static psl_convert_options outer_storage(const psl_solve_config *c)
     return o;
 }
 
+static int is_fp64_csr(const psl_convert_options *o)
+{
+    return o->format == PSL_FORMAT_CSR && o->value_type == PSL_FP64;
+}
+
+/* The matrices of this rank: the FP64 CSR matrix generated or scattered
+ * once, the outer (and IOCG's inner) storage converted from it over its
+ * halo plan. Collective; returns the exit status, *seconds the slowest
+ * rank's time. */
+static int matrices(const char *cmd, const solve_args *a, cli_dist_source *src, dist_solve *d,
+                    double *seconds)
+{
+    const psl_solve_config *c = &a->cfg;
+    psl_convert_options so = outer_storage(c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), t1 = 0;
+    int rc = cli_mpi_lib(cmd, cli_dist_build(cmd, src, NULL, NULL, &d->A64, &t1));
+    if (rc == CLI_OK && is_fp64_csr(&so)) {
+        d->A = d->A64;
+        d->A64 = NULL;
+    } else if (rc == CLI_OK) {
+        rc = cli_mpi_lib(cmd, psl_dist_matrix_convert(&d->A, d->A64, &so, &so));
+    }
+    if (rc == CLI_OK && c->method == PSL_SOLVE_IOCG)
+        rc = cli_mpi_lib(cmd, psl_dist_matrix_convert(&d->Ain, d->A64 ? d->A64 : d->A,
+                                                      &c->inner_storage, &c->inner_storage));
+    double t = MPI_Wtime() - t0;
+    MPI_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* The preconditioner of kind c->precond of the FP64 CSR matrix csr in
+ * vectors of type t (factors stored as *storage); CG's Jacobi positive, the
+ * others' any nonzero, as the serial solve. Collective. */
+static psl_status precond(const psl_solve_config *c, psl_exec *ex, const psl_dist_matrix *csr,
+                          psl_scalar t, const psl_convert_options *storage, psl_op **M)
+{
+    const int spd = c->method == PSL_SOLVE_CG || c->method == PSL_SOLVE_FCG ||
+                    c->method == PSL_SOLVE_IOCG;
+    switch (c->precond) {
+    case PSL_PRECOND_JACOBI:
+        return spd ? psl_dist_precond_jacobi(M, ex, csr, t)
+                   : psl_dist_precond_jacobi_general(M, ex, csr, t);
+    case PSL_PRECOND_SDAINV:
+        return psl_dist_precond_sdainv(M, ex, csr, &c->sdainv, storage, t);
+    default: *M = NULL; return PSL_OK;
+    }
+}
+
 /* The matrices, operators, preconditioners and solvers of this rank
  * (collective: the matrices' creation is agreed by the library, the rest
  * is agreed here). Returns the exit status; *matrix_s and *setup_s get the
@@ -107,23 +150,20 @@ static int setup(const char *cmd, const solve_args *a, cli_dist_source *src, dis
     const psl_solve_config *c = &a->cfg;
     const psl_scalar t = c->solver.vec_type;
     psl_convert_options so = outer_storage(c);
-    double t1 = 0, t2 = 0, t3 = 0;
-    int rc = cli_mpi_lib(cmd, cli_dist_build(cmd, src, &so, &so, &d->A, &t1));
-    const int exact = t == PSL_FP64 && so.format != PSL_FORMAT_PACKSELL &&
-                      so.value_type == PSL_FP64;
-    if (rc == CLI_OK && !exact) /* the true residual in FP64 */
-        rc = cli_mpi_lib(cmd, cli_dist_build(cmd, src, NULL, NULL, &d->A64, &t2));
-    if (rc == CLI_OK && c->method == PSL_SOLVE_IOCG)
-        rc = cli_mpi_lib(cmd, cli_dist_build(cmd, src, &c->inner_storage, &c->inner_storage,
-                                             &d->Ain, &t3));
-    *matrix_s = t1 + t2 + t3;
+    int rc = matrices(cmd, a, src, d, matrix_s);
     if (rc)
         return rc;
+    const int exact = t == PSL_FP64 && so.format != PSL_FORMAT_PACKSELL &&
+                      so.value_type == PSL_FP64;
+    if (exact && c->method != PSL_SOLVE_F3R && c->precond != PSL_PRECOND_SDAINV)
+        psl_dist_matrix_destroy(&d->A64); /* not needed past the conversions */
+    /* FP64 CSR (Jacobi, which reads the diagonal only, takes any storage) */
+    const psl_dist_matrix *csr = d->A64 ? d->A64 : d->A;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     psl_status st = PSL_OK;
     if (c->device >= 0) { /* each rank's GPU: its node-local rank modulo the GPUs */
-        psl_dist_matrix *m[3] = {d->A, d->A64, d->Ain};
+        psl_dist_matrix *m[3] = {d->A, exact ? NULL : d->A64, d->Ain};
         for (int i = 0; i < 3 && st == PSL_OK; i++)
             if (m[i])
                 st = psl_dist_matrix_upload(m[i], -1, PSL_DIST_TRANSPORT_AUTO, NULL);
@@ -139,19 +179,24 @@ static int setup(const char *cmd, const solve_args *a, cli_dist_source *src, dis
         st = psl_dist_exec_attach(d->ex, d->A);
     if (st == PSL_OK)
         st = psl_dist_op_create(&d->op, d->ex, d->A, t);
-    if (st == PSL_OK && d->A64)
-        st = psl_dist_op_create(&d->Rop, d->ex, d->A64, PSL_FP64);
+    if (st == PSL_OK && !exact) /* the true residual in FP64 */
+        st = psl_dist_op_create(&d->Rop, d->ex, csr, PSL_FP64);
     if ((rc = cli_mpi_lib(cmd, st)))
         return rc;
-    /* Jacobi (collective: its check is agreed), of the matrix it applies to */
-    const int jacobi = c->precond == PSL_PRECOND_JACOBI;
-    if (jacobi && (rc = cli_mpi_lib(cmd, d->Ain ? psl_dist_precond_jacobi(&d->inM, d->ex, d->Ain,
-                                                                          PSL_FP32)
-                                                : psl_dist_precond_jacobi(&d->M, d->ex, d->A, t))))
+    /* the preconditioner (collective: its checks are agreed) */
+    if (c->method == PSL_SOLVE_F3R)
+        st = psl_dist_precond_f3r(&d->M, d->ex, csr, c);
+    else if (d->Ain)
+        st = precond(c, d->ex, csr, PSL_FP32, &c->inner_precond_storage, &d->inM);
+    else
+        st = precond(c, d->ex, csr, t, &c->precond_storage, &d->M);
+    if ((rc = cli_mpi_lib(cmd, st)))
         return rc;
     psl_solver_options o = c->solver;
     o.residual_op = d->Rop;
     o.monitor = NULL;
+    if (c->method == PSL_SOLVE_F3R)
+        o.restart = c->f3r.m1;
     if (d->Ain) { /* iocg: FCG over inner_iters of FP32 PCG on the inner storage */
         psl_solver_options in;
         psl_solver_options_init(&in);
@@ -165,7 +210,7 @@ static int setup(const char *cmd, const solve_args *a, cli_dist_source *src, dis
         if (st == PSL_OK)
             st = psl_solver_create(&d->s, PSL_METHOD_FCG, d->op, psl_solver_op(d->inner), &o);
     } else {
-        st = psl_solver_create(&d->s, (psl_method)method_of(c->method), d->op, d->M, &o);
+        st = psl_solver_create(&d->s, method_of(c->method), d->op, d->M, &o);
     }
     if ((rc = cli_mpi_lib(cmd, st)))
         return rc;
@@ -252,9 +297,11 @@ static void print_outcome(const solve_args *a, const cli_dist_source *src, const
     printf("matrix      %s: %lld rows, %lld nonzeros\n", a->matrix, (long long)g->n_global,
            (long long)g->nnz_global);
     printf("mpi         %d ranks; the matrix %s\n", cli_mpi_size, how);
-    printf("solver      %s, precond %s, %s vectors, %s, unscaled (MPI)\n", a->method_name,
+    printf("solver      %s, precond %s%s, %s vectors, %s, unscaled (MPI)%s\n",
+           a->method_name, c->precond == PSL_PRECOND_SDAINV && cli_mpi_size > 1 ? "block " : "",
            a->precond_name, psl_scalar_name(c->solver.vec_type),
-           c->device >= 0 ? "cuda (each rank's GPU)" : "cpu");
+           c->device >= 0 ? "cuda (each rank's GPU)" : "cpu",
+           c->method == PSL_SOLVE_F3R && c->scale ? "; F3R's layers 2-4 on the scaled matrix" : "");
     if (c->method == PSL_SOLVE_IOCG)
         printf("inner       %s %s, %d iterations of FP32 PCG per outer iteration\n",
                a->inner_format_name, a->inner_values_name, c->inner_iters);
