@@ -95,8 +95,9 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
                                       const psl_convert_options *diag_opt,
                                       const psl_convert_options *offd_opt);
 
-/* How psl_dist_matrix_scatter_csr and psl_dist_matrix_read_mm split the
- * rows over the ranks (psl_dist_balance_rows' two rules). */
+/* How psl_dist_matrix_scatter_csr, psl_dist_matrix_read_mm and
+ * psl_dist_generate split the rows over the ranks (psl_dist_balance_rows'
+ * two rules). */
 typedef enum psl_dist_balance {
     PSL_DIST_BALANCE_NNZ = 0, /* by nonzeros: psl_dist_balance_rows with the row pointer */
     PSL_DIST_BALANCE_ROWS = 1 /* by rows: psl_dist_balance_rows without it */

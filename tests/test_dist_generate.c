@@ -9,6 +9,7 @@
  * (tests/CMakeLists.txt).
  */
 #include "dist_fixture.h"
+#include "same_csr.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -46,28 +47,6 @@ static int64_t ref_start(const gcsr *g, int nnz_balance, int r, int p)
     while (g->rp[i] < t)
         i++;
     return i;
-}
-
-/* Two FP64 CSR blocks equal entry for entry (bits of the values). */
-static int same_csr(const psl_matrix *a, const psl_matrix *b)
-{
-    psl_matrix_info ia, ib;
-    if (psl_matrix_get_info(a, &ia) || psl_matrix_get_info(b, &ib))
-        return 0;
-    if (ia.nrows != ib.nrows || ia.ncols != ib.ncols || ia.nnz != ib.nnz)
-        return 0;
-    const int64_t *ra, *rb;
-    const int32_t *ca, *cb;
-    const double *va, *vb;
-    if (psl_matrix_csr_view(a, &ra, &ca, &va) || psl_matrix_csr_view(b, &rb, &cb, &vb))
-        return 0;
-    for (int32_t i = 0; i <= ia.nrows; i++)
-        if (ra[i] != rb[i])
-            return 0;
-    for (int64_t k = 0; k < ia.nnz; k++)
-        if (ca[k] != cb[k] || memcmp(&va[k], &vb[k], sizeof va[k]) != 0)
-            return 0;
-    return 1;
 }
 
 /* The generated and the scattered matrix of spec with the given balance
