@@ -95,8 +95,9 @@ psl_status psl_dist_matrix_create_csr(psl_dist_matrix **A, MPI_Comm comm, int64_
                                       const psl_convert_options *diag_opt,
                                       const psl_convert_options *offd_opt);
 
-/* How psl_dist_matrix_scatter_csr and psl_dist_matrix_read_mm split the
- * rows over the ranks (psl_dist_balance_rows' two rules). */
+/* How psl_dist_matrix_scatter_csr, psl_dist_matrix_read_mm and
+ * psl_dist_generate split the rows over the ranks (psl_dist_balance_rows'
+ * two rules). */
 typedef enum psl_dist_balance {
     PSL_DIST_BALANCE_NNZ = 0, /* by nonzeros: psl_dist_balance_rows with the row pointer */
     PSL_DIST_BALANCE_ROWS = 1 /* by rows: psl_dist_balance_rows without it */
@@ -163,6 +164,35 @@ psl_status psl_dist_process_grid(int nranks, int dims[3]);
 psl_status psl_dist_generate_hpcg(psl_dist_matrix **A, MPI_Comm comm, int32_t nx, int32_t ny,
                                   int32_t nz, double beta, const psl_convert_options *diag_opt,
                                   const psl_convert_options *offd_opt);
+
+/* Any generator spec of psl_generate (packsell.h: hpcg, hpgmp, lap2d,
+ * lap3d, banded, powerlaw, random) generated on each rank for its own
+ * contiguous block of rows, rows numbered as psl_generate numbers them: each
+ * row is the same bits (columns and values) as in the serial matrix, and
+ * the blocks are those psl_dist_balance_rows gives with that matrix's row
+ * pointer (balance PSL_DIST_BALANCE_NNZ) or without it (_ROWS), so the
+ * result equals psl_dist_matrix_scatter_csr of psl_generate's matrix with
+ * the same balance. No rank holds the whole matrix or all its row lengths:
+ * each counts its even share of the rows and the block starts are shared;
+ * powerlaw's scale is found from the sums of the ranks' shares (the serial
+ * scale). hpcg and hpgmp come as blocks of the natural numbering (z slabs),
+ * not psl_dist_generate_hpcg's process grid. Memory per rank: its rows and
+ * nonzeros (and n / ranks row lengths). Collective; storage as
+ * psl_dist_matrix_create_csr.
+ *   A          receives the handle (NULL on error)
+ *   comm       the communicator (duplicated by the matrix)
+ *   spec       the generator spec, the same on every rank
+ *   balance    PSL_DIST_BALANCE_NNZ or PSL_DIST_BALANCE_ROWS
+ *   diag_opt, offd_opt  as psl_dist_matrix_create_csr
+ * Errors (every rank the same): those of psl_generate for the spec
+ * (PSL_ERR_PARSE, PSL_ERR_INVALID_VALUE, PSL_ERR_SIZE_OVERFLOW, with
+ * psl_generate's message on every rank; the memory check is for this rank's
+ * share of the rows), PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (balance),
+ * PSL_ERR_OUT_OF_MEMORY, PSL_ERR_MPI and those of
+ * psl_dist_matrix_create_csr. */
+psl_status psl_dist_generate(psl_dist_matrix **A, MPI_Comm comm, const char *spec,
+                             psl_dist_balance balance, const psl_convert_options *diag_opt,
+                             const psl_convert_options *offd_opt);
 
 /* Destroy a distributed matrix (frees its duplicate communicator) and set
  * *A to NULL; NULL or *A == NULL: no-op. Collective. */

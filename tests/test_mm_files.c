@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "mm_test_util.h"
 #include "packsell.h"
+#include "same_csr.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -133,24 +134,6 @@ static void ref_free(ref_csr *r)
     free(r->v);
 }
 
-/* Two matrices hold the same CSR arrays, bit for bit. */
-static int same_matrix(const psl_matrix *A, const psl_matrix *B)
-{
-    psl_matrix_info ia, ib;
-    if (psl_matrix_get_info(A, &ia) || psl_matrix_get_info(B, &ib))
-        return 0;
-    if (ia.nrows != ib.nrows || ia.ncols != ib.ncols || ia.nnz != ib.nnz)
-        return 0;
-    const int64_t *ra, *rb;
-    const int32_t *ca, *cb;
-    const double *va, *vb;
-    if (psl_matrix_csr_view(A, &ra, &ca, &va) || psl_matrix_csr_view(B, &rb, &cb, &vb))
-        return 0;
-    return memcmp(ra, rb, sizeof *ra * ((size_t)ia.nrows + 1)) == 0 &&
-           memcmp(ca, cb, sizeof *ca * (size_t)ia.nnz) == 0 &&
-           memcmp(va, vb, sizeof *va * (size_t)ia.nnz) == 0;
-}
-
 static void set_threads(int t)
 {
 #ifdef _OPENMP
@@ -190,7 +173,7 @@ TEST(real_matrices_match_reference)
         CHECK_OK(psl_mm_read(&A2, path));
         CHECK_MSG(rows == ref.nrows && cols == ref.ncols, "%s", name);
         mm_check_csr(A1, ref.nrows, ref.ncols, ref.n, ref.rp, ref.ci, ref.v);
-        CHECK_MSG(A1 && A2 && same_matrix(A1, A2), "%s differs between 1 and 2 threads", name);
+        CHECK_MSG(A1 && A2 && same_csr(A1, A2), "%s differs between 1 and 2 threads", name);
         psl_matrix_destroy(&A1);
         psl_matrix_destroy(&A2);
         ref_free(&ref);
@@ -252,7 +235,7 @@ TEST(gzip_crlf_and_final_newline)
         CHECK(gzwrite(g, text + len / 2, (unsigned)(len - len / 2)) == (int)(len - len / 2));
         gzclose(g);
         CHECK_OK(psl_mm_read(&B, gz));
-        CHECK_MSG(B && same_matrix(A, B), "%s: gzip differs", names[t]);
+        CHECK_MSG(B && same_csr(A, B), "%s: gzip differs", names[t]);
         psl_matrix_destroy(&B);
 
         /* CRLF line ends */
@@ -265,7 +248,7 @@ TEST(gzip_crlf_and_final_newline)
         }
         spill(tmp_path("crlf.mtx"), crlf, n);
         CHECK_OK(psl_mm_read(&B, tmp_path("crlf.mtx")));
-        CHECK_MSG(B && same_matrix(A, B), "%s: CRLF differs", names[t]);
+        CHECK_MSG(B && same_csr(A, B), "%s: CRLF differs", names[t]);
         psl_matrix_destroy(&B);
 
         /* no final newline */
@@ -273,7 +256,7 @@ TEST(gzip_crlf_and_final_newline)
             len--;
         spill(tmp_path("nonl.mtx"), text, len);
         CHECK_OK(psl_mm_read(&B, tmp_path("nonl.mtx")));
-        CHECK_MSG(B && same_matrix(A, B), "%s: no-final-newline differs", names[t]);
+        CHECK_MSG(B && same_csr(A, B), "%s: no-final-newline differs", names[t]);
         psl_matrix_destroy(&B);
 
         /* corrupt gzip file */
@@ -303,7 +286,7 @@ TEST(write_read_round_trip)
         CHECK_OK(psl_mm_read(&A, path));
         CHECK_OK(psl_mm_write(A, tmp_path("rt.mtx")));
         CHECK_OK(psl_mm_read(&B, tmp_path("rt.mtx")));
-        CHECK_MSG(A && B && same_matrix(A, B), "%s: round trip differs", names[t]);
+        CHECK_MSG(A && B && same_csr(A, B), "%s: round trip differs", names[t]);
         psl_matrix_destroy(&A);
         psl_matrix_destroy(&B);
     }
@@ -323,7 +306,7 @@ TEST(write_read_round_trip)
         CHECK_OK(psl_matrix_convert(&S, A, &opt));
         CHECK_OK(psl_mm_write(S, tmp_path("sell.mtx")));
         CHECK_OK(psl_mm_read(&B, tmp_path("sell.mtx")));
-        CHECK_MSG(A && B && same_matrix(A, B), "SELL write differs");
+        CHECK_MSG(A && B && same_csr(A, B), "SELL write differs");
         psl_matrix_destroy(&A);
         psl_matrix_destroy(&S);
         psl_matrix_destroy(&B);
@@ -338,7 +321,7 @@ TEST(write_read_round_trip)
         psl_matrix *B = NULL;
         CHECK_OK(psl_mm_write(A, tmp_path("odd.mtx")));
         CHECK_OK(psl_mm_read(&B, tmp_path("odd.mtx")));
-        CHECK(A && B && same_matrix(A, B));
+        CHECK(A && B && same_csr(A, B));
         psl_matrix_destroy(&B);
     }
     set_threads(2);

@@ -264,9 +264,11 @@ const char *cli_json_number(double v, char *buf, size_t len);
     "P x Q x R = N of psl_dist_process_grid (the smallest P+Q+R, ties: most ranks\n"  \
     "along z), each rank's box 2^X/P x 2^Y/Q x 2^Z/R (rank r at (r mod P,\n"          \
     "(r / P) mod Q, r / (P Q)), rows numbered rank by rank); a grid that does not\n"  \
-    "divide is refused. Any other MATRIX is opened on rank 0 and its rows\n"          \
-    "scattered, balanced by nonzeros. Each kernel's storage holds both blocks (A_d,\n" \
-    "A_o); every timed run starts after MPI_Barrier and counts the slowest rank's\n"  \
+    "divide is refused. The other gen: specs are generated on every rank for its\n"  \
+    "own rows, balanced by nonzeros (the serial matrix's rows, bit for bit); a\n"    \
+    "file is opened on rank 0 and its rows scattered, balanced by nonzeros. Each\n"  \
+    "kernel's storage holds both blocks (A_d, A_o); every timed run starts after\n"  \
+    "MPI_Barrier and counts the slowest rank's\n"                                     \
     "time (median, min, max over the runs); GB/s on both blocks' bytes plus x, the\n" \
     "ghosts and y, summed over the ranks. Per rank: rows, nonzeros of A_d and A_o,\n" \
     "ghosts, neighbours, its own median, and the split pack / A_d / wait / A_o /\n"   \

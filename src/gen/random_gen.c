@@ -211,15 +211,28 @@ static void banded_fill(const void *ctx, int32_t row, int32_t *col, double *val,
     dominant_values(b->seed, row, col, val, len);
 }
 
-psl_status psl_gen_banded(psl_gen_csr *out, int32_t n, int64_t bw, int64_t k, uint64_t seed)
+/* g's context: a copy of the len bytes at ctx. */
+static psl_status set_source(psl_gen_source *g, int32_t n, const psl_gen_ops *ops,
+                             const void *ctx, size_t len)
 {
-    memset(out, 0, sizeof *out);
+    void *c = NULL;
+    PSL_TRY(psl_alloc(&c, 1, len, "generator parameters"));
+    memcpy(c, ctx, len);
+    g->n = n;
+    g->ops = ops;
+    g->ctx = c;
+    return PSL_OK;
+}
+
+psl_status psl_gen_banded(psl_gen_source *g, int32_t n, int64_t bw, int64_t k, uint64_t seed)
+{
+    memset(g, 0, sizeof *g);
     if (n < 1 || bw < 0 || k < 1)
         return psl_error(PSL_ERR_INTERNAL, "banded parameters not checked by the caller");
     banded_ctx b = {n, bw < n - 1 ? bw : n - 1, 0, seed};
     b.k = k < 2 * b.bw + 1 ? k : 2 * b.bw + 1;
     static const psl_gen_ops ops = {banded_count, banded_fill, banded_ws, 0};
-    return psl_gen_run(out, n, n, &ops, &b);
+    return set_source(g, n, &ops, &b, sizeof b);
 }
 
 /* ------------------------------------------------------------ random */
@@ -247,14 +260,14 @@ static void random_fill(const void *ctx, int32_t row, int32_t *col, double *val,
         val[t] = psl_rng_signed_unit(&rv);
 }
 
-psl_status psl_gen_random(psl_gen_csr *out, int32_t n, int64_t k, uint64_t seed)
+psl_status psl_gen_random(psl_gen_source *g, int32_t n, int64_t k, uint64_t seed)
 {
-    memset(out, 0, sizeof *out);
+    memset(g, 0, sizeof *g);
     if (n < 1 || k < 1)
         return psl_error(PSL_ERR_INTERNAL, "random parameters not checked by the caller");
     random_ctx rc = {n, (int32_t)(k < n ? k : n), seed};
     static const psl_gen_ops ops = {random_count, random_fill, random_ws, 0};
-    return psl_gen_run(out, n, n, &ops, &rc);
+    return set_source(g, n, &ops, &rc, sizeof rc);
 }
 
 /* ------------------------------------------------------------ power law */
@@ -263,13 +276,24 @@ psl_status psl_gen_random(psl_gen_csr *out, int32_t n, int64_t k, uint64_t seed)
  * row's LENGTH stream: a Pareto(alpha) variable with minimum 1. Its length
  * is round(s * w_i) clamped to [1, n]; the scale s is found by bisection so
  * that the total is as close as possible to avg * n (integer totals:
- * deterministic). */
+ * deterministic, and the same when the shares of several callers are
+ * added). The weights of the caller's share of the rows are kept; the
+ * others are recomputed when counted (the same expression: the same bits). */
 typedef struct powerlaw_ctx {
-    int32_t n, maxlen;
-    double scale;
-    const double *w;
+    int32_t n;
+    int32_t w0, w1; /* the rows whose weights are kept */
+    double scale, inv;
     uint64_t seed;
+    double w[];     /* w[i - w0] for rows w0 <= i < w1 */
 } powerlaw_ctx;
+
+static double powerlaw_weight(const powerlaw_ctx *p, int32_t row)
+{
+    if (row >= p->w0 && row < p->w1)
+        return p->w[row - p->w0];
+    psl_rng r = psl_rng_stream(p->seed, (uint64_t)row, PSL_RNG_LENGTH);
+    return pow(psl_rng_open_unit(&r), p->inv);
+}
 
 static int32_t scaled_length(double x, int32_t n)
 {
@@ -279,34 +303,38 @@ static int32_t scaled_length(double x, int32_t n)
     return r < 1.0 ? 1 : (int32_t)r;
 }
 
-static int64_t total_length(const double *w, int32_t n, double s)
+/* The total length of the kept rows at scale s. */
+static int64_t total_length(const powerlaw_ctx *p, double s)
 {
     int64_t total = 0;
+    const int64_t m = (int64_t)p->w1 - p->w0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
-    for (int64_t i = 0; i < n; i++)
-        total += scaled_length(s * w[i], n);
+    for (int64_t i = 0; i < m; i++)
+        total += scaled_length(s * p->w[i], p->n);
     return total;
 }
 
 static size_t powerlaw_ws(const void *ctx, int32_t maxlen)
 {
-    return sample_ws_size(((const powerlaw_ctx *)ctx)->maxlen);
+    (void)ctx;
+    return sample_ws_size(maxlen);
 }
 
 static int32_t powerlaw_count(const void *ctx, int32_t row)
 {
     const powerlaw_ctx *p = ctx;
-    return scaled_length(p->scale * p->w[row], p->n);
+    return scaled_length(p->scale * powerlaw_weight(p, row), p->n);
 }
 
 /* Half of the off-diagonal entries (rounded down) are distinct columns near
  * the diagonal, within distance len of it; the rest are distinct columns
- * drawn uniformly from the whole row. */
+ * drawn uniformly from the whole row. The workspace is laid out for the
+ * row's own length (at most the longest row counted, which sized it). */
 static void powerlaw_fill(const void *ctx, int32_t row, int32_t *col, double *val, void *ws)
 {
     const powerlaw_ctx *p = ctx;
     int64_t len = powerlaw_count(ctx, row);
-    sample_ws w = sample_ws_view(ws, p->maxlen);
+    sample_ws w = sample_ws_view(ws, (int32_t)len);
     int64_t lo = row - len < 0 ? 0 : row - len;
     int64_t hi = row + len > p->n - 1 ? p->n - 1 : row + len;
     int64_t near = (len - 1) / 2;
@@ -319,21 +347,36 @@ static void powerlaw_fill(const void *ctx, int32_t row, int32_t *col, double *va
     dominant_values(p->seed, row, col, val, len);
 }
 
-psl_status psl_gen_powerlaw(psl_gen_csr *out, int32_t n, double avg, double alpha,
-                            uint64_t seed)
+/* The share's total turned into all rows' total (a no-op for one caller). */
+static psl_status all_rows(const psl_gen_share *share, int64_t *total, psl_status local)
 {
-    psl_status st;
-    double *w = NULL;
-    memset(out, 0, sizeof *out);
+    return share && share->sum ? share->sum(share->user, total, local) : local;
+}
+
+psl_status psl_gen_powerlaw(psl_gen_source *g, int32_t n, double avg, double alpha,
+                            uint64_t seed, const psl_gen_share *share, psl_status local)
+{
+    psl_status st = local;
+    powerlaw_ctx *p = NULL;
+    memset(g, 0, sizeof *g);
     if (n < 1 || !(avg >= 1.0) || !(alpha > 0.0) || !isfinite(alpha))
-        return psl_error(PSL_ERR_INTERNAL, "powerlaw parameters not checked by the caller");
-    if ((st = psl_alloc((void **)&w, (size_t)n, sizeof(double), "power-law weights")))
+        st = psl_error(PSL_ERR_INTERNAL, "powerlaw parameters not checked by the caller");
+    int part = share ? share->part : 0, nparts = share ? share->nparts : 1;
+    int32_t w0 = (int32_t)((int64_t)n * part / nparts);
+    int32_t w1 = (int32_t)((int64_t)n * (part + 1) / nparts);
+    if (st == PSL_OK)
+        st = psl_alloc((void **)&p, 1, sizeof *p + ((size_t)w1 - w0) * sizeof(double),
+                       "power-law weights");
+    int64_t none = 0;
+    if ((st = all_rows(share, &none, st)) != PSL_OK) { /* every caller fails alike */
+        free(p);
         return st;
-    double inv = -1.0 / alpha;
+    }
+    *p = (powerlaw_ctx){n, w0, w1, 0.0, -1.0 / alpha, seed};
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        psl_rng r = psl_rng_stream(seed, (uint64_t)i, PSL_RNG_LENGTH);
-        w[i] = pow(psl_rng_open_unit(&r), inv);
+    for (int64_t i = 0; i < (int64_t)w1 - w0; i++) {
+        psl_rng r = psl_rng_stream(seed, (uint64_t)(w0 + i), PSL_RNG_LENGTH);
+        p->w[i] = pow(psl_rng_open_unit(&r), p->inv);
     }
 
     /* total(0) = n <= target <= n*n = total(n), as every w_i >= 1 */
@@ -343,7 +386,11 @@ psl_status psl_gen_powerlaw(psl_gen_csr *out, int32_t n, double avg, double alph
     int64_t tlo = n, thi = (int64_t)n * n;
     for (int it = 0; it < 200 && tlo != target && thi != target && hi - lo > hi * 0x1p-52; it++) {
         double mid = 0.5 * (lo + hi);
-        int64_t t = total_length(w, n, mid);
+        int64_t t = total_length(p, mid);
+        if ((st = all_rows(share, &t, PSL_OK)) != PSL_OK) {
+            free(p);
+            return st;
+        }
         if (t < target) {
             lo = mid;
             tlo = t;
@@ -352,17 +399,10 @@ psl_status psl_gen_powerlaw(psl_gen_csr *out, int32_t n, double avg, double alph
             thi = t;
         }
     }
-    powerlaw_ctx p = {n, 0, target - tlo < thi - target ? lo : hi, w, seed};
-    int32_t maxlen = 0;
-#pragma omp parallel for reduction(max : maxlen) schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        int32_t c = scaled_length(p.scale * w[i], n);
-        if (c > maxlen)
-            maxlen = c;
-    }
-    p.maxlen = maxlen;
+    p->scale = target - tlo < thi - target ? lo : hi;
     static const psl_gen_ops ops = {powerlaw_count, powerlaw_fill, powerlaw_ws, 1};
-    st = psl_gen_run(out, n, n, &ops, &p);
-    free(w);
-    return st;
+    g->n = n;
+    g->ops = &ops;
+    g->ctx = p;
+    return PSL_OK;
 }

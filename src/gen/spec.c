@@ -1,6 +1,7 @@
 /*
  * spec.c -- psl_generate: parse a generator spec, check every parameter,
- * and dispatch to the generator, whose arrays are adopted as a CSR matrix.
+ * and set up the generator as a source of rows (psl_gen_open); its rows
+ * [0, n) are built and adopted as a CSR matrix.
  *
  * Grammar (the same as in include/packsell.h):
  *
@@ -73,6 +74,7 @@ typedef struct gen_args {
     int64_t iv[MAX_FIELDS];        /* integer fields; saturated when huge */
     double rv[MAX_FIELDS];         /* real fields */
     uint64_t seed;                 /* the seed field, or 1 */
+    const psl_gen_share *share;    /* the caller's share of the rows; NULL: all */
 } gen_args;
 
 struct gen_def {
@@ -81,7 +83,7 @@ struct gen_def {
     const char *kinds;             /* per field: 'i' integer, 'r' real, 's' seed */
     const char *fnames[MAX_FIELDS];
     unsigned counts;               /* bit f set: f fields accepted */
-    psl_status (*build)(psl_gen_csr *out, const gen_args *a);
+    psl_status (*setup)(psl_gen_source *g, const gen_args *a);
 };
 
 /* An error about field f (0-based) of the spec. */
@@ -200,11 +202,18 @@ static psl_status need_dim(const gen_args *a, int f)
 }
 
 /* Refuse up front a matrix whose nonzeros could not be addressed (an
- * array of nnz doubles), before any row array is allocated and touched. */
-/* About nnz nonzeros in rows rows: within the largest array, and the CSR
+ * array of nnz doubles), before any row array is allocated and touched.
+ * About nnz nonzeros in rows rows (the whole matrix; the caller's share of
+ * them when the rows are shared): within the largest array, and the CSR
  * arrays (12 bytes a nonzero, 8 a row) within the memory available now. */
 static psl_status need_nnz(const gen_args *a, double rows, double nnz)
 {
+    if (a->share) {
+        int64_t n = (int64_t)rows, r = a->share->part, p = a->share->nparts;
+        double mine = (double)(n * (r + 1) / p - n * r / p);
+        nnz = rows > 0 ? nnz * (mine / rows) : 0.0;
+        rows = mine;
+    }
     double limit = (double)(PTRDIFF_MAX / (ptrdiff_t)sizeof(double));
     if (nnz > limit)
         return psl_error(PSL_ERR_SIZE_OVERFLOW,
@@ -219,7 +228,7 @@ static psl_status need_nnz(const gen_args *a, double rows, double nnz)
 
 /* ------------------------------------------------------------ generators */
 
-static psl_status build_box(psl_gen_csr *out, const gen_args *a, double beta)
+static psl_status build_box(psl_gen_source *g, const gen_args *a, double beta)
 {
     for (int f = 0; f < 3; f++)
         PSL_TRY(need_int(a, f, 0, 30, PSL_ERR_INVALID_VALUE));
@@ -230,22 +239,22 @@ static psl_status build_box(psl_gen_csr *out, const gen_args *a, double beta)
                          "int32 row index (X+Y+Z must be <= 30)",
                          a->spec, (long long)e, (long long)e);
     PSL_TRY(need_nnz(a, ldexp(1.0, (int)e), 27.0 * ldexp(1.0, (int)e)));
-    return psl_gen_stencil(out, (int32_t)1 << a->iv[0], (int32_t)1 << a->iv[1],
+    return psl_gen_stencil(g, (int32_t)1 << a->iv[0], (int32_t)1 << a->iv[1],
                            (int32_t)1 << a->iv[2], 1, 26.0, beta);
 }
 
-static psl_status build_hpcg(psl_gen_csr *out, const gen_args *a)
+static psl_status build_hpcg(psl_gen_source *g, const gen_args *a)
 {
-    return build_box(out, a, 0.0);
+    return build_box(g, a, 0.0);
 }
 
-static psl_status build_hpgmp(psl_gen_csr *out, const gen_args *a)
+static psl_status build_hpgmp(psl_gen_source *g, const gen_args *a)
 {
-    return build_box(out, a, a->nf > 3 ? a->rv[3] : 0.5);
+    return build_box(g, a, a->nf > 3 ? a->rv[3] : 0.5);
 }
 
 /* lap2d / lap3d: missing sizes repeat NX. */
-static psl_status build_lap(psl_gen_csr *out, const gen_args *a, int dims)
+static psl_status build_lap(psl_gen_source *g, const gen_args *a, int dims)
 {
     int64_t d[3] = {1, 1, 1};
     for (int f = 0; f < dims; f++) {
@@ -260,14 +269,14 @@ static psl_status build_lap(psl_gen_csr *out, const gen_args *a, int dims)
                          a->spec, (long long)d[0], (long long)d[1], (long long)d[2]);
     double rows = (double)d[0] * (double)d[1] * (double)d[2];
     PSL_TRY(need_nnz(a, rows, (2.0 * dims + 1.0) * rows));
-    return psl_gen_stencil(out, (int32_t)d[0], (int32_t)d[1], (int32_t)d[2], 0,
+    return psl_gen_stencil(g, (int32_t)d[0], (int32_t)d[1], (int32_t)d[2], 0,
                            dims == 2 ? 4.0 : 6.0, 0.0);
 }
 
-static psl_status build_lap2d(psl_gen_csr *out, const gen_args *a) { return build_lap(out, a, 2); }
-static psl_status build_lap3d(psl_gen_csr *out, const gen_args *a) { return build_lap(out, a, 3); }
+static psl_status build_lap2d(psl_gen_source *g, const gen_args *a) { return build_lap(g, a, 2); }
+static psl_status build_lap3d(psl_gen_source *g, const gen_args *a) { return build_lap(g, a, 3); }
 
-static psl_status build_banded(psl_gen_csr *out, const gen_args *a)
+static psl_status build_banded(psl_gen_source *g, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 0, INT64_MAX, PSL_ERR_INVALID_VALUE));
@@ -279,10 +288,10 @@ static psl_status build_banded(psl_gen_csr *out, const gen_args *a)
                            "(min(2 BW + 1, N))",
                            (long long)a->iv[2], band);
     PSL_TRY(need_nnz(a, n, n * (double)a->iv[2]));
-    return psl_gen_banded(out, (int32_t)a->iv[0], a->iv[1], a->iv[2], a->seed);
+    return psl_gen_banded(g, (int32_t)a->iv[0], a->iv[1], a->iv[2], a->seed);
 }
 
-static psl_status build_powerlaw(psl_gen_csr *out, const gen_args *a)
+static psl_status build_powerlaw(psl_gen_source *g, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     if (!(a->rv[1] >= 1.0))
@@ -294,11 +303,12 @@ static psl_status build_powerlaw(psl_gen_csr *out, const gen_args *a)
                            "a mean row length of %g exceeds the %lld columns", a->rv[1],
                            (long long)a->iv[0]);
     double n = (double)a->iv[0];
-    PSL_TRY(need_nnz(a, n, n * fmin(a->rv[1], n)));
-    return psl_gen_powerlaw(out, (int32_t)a->iv[0], a->rv[1], a->rv[2], a->seed);
+    /* agreed by the callers sharing the rows inside psl_gen_powerlaw */
+    psl_status mem = need_nnz(a, n, n * fmin(a->rv[1], n));
+    return psl_gen_powerlaw(g, (int32_t)a->iv[0], a->rv[1], a->rv[2], a->seed, a->share, mem);
 }
 
-static psl_status build_random(psl_gen_csr *out, const gen_args *a)
+static psl_status build_random(psl_gen_source *g, const gen_args *a)
 {
     PSL_TRY(need_dim(a, 0));
     PSL_TRY(need_int(a, 1, 1, INT64_MAX, PSL_ERR_INVALID_VALUE));
@@ -308,7 +318,7 @@ static psl_status build_random(psl_gen_csr *out, const gen_args *a)
                            (long long)a->iv[0]);
     double n = (double)a->iv[0];
     PSL_TRY(need_nnz(a, n, n * (double)a->iv[1]));
-    return psl_gen_random(out, (int32_t)a->iv[0], a->iv[1], a->seed);
+    return psl_gen_random(g, (int32_t)a->iv[0], a->iv[1], a->seed);
 }
 
 #define NF(n) (1u << (n))
@@ -325,23 +335,18 @@ static const gen_def generators[] = {
 
 /* ------------------------------------------------------------ entry points */
 
-psl_status psl_gen_build(psl_gen_csr *out, const char *spec)
+/* Parse spec into a (its fields checked as numbers; the generator's own
+ * checks are its setup's). */
+static psl_status parse_spec(gen_args *a, const char *spec)
 {
-    if (!out)
-        return psl_error(PSL_ERR_NULL_POINTER, "output is NULL");
-    memset(out, 0, sizeof *out);
-    if (!spec)
-        return psl_error(PSL_ERR_NULL_POINTER, "generator spec is NULL");
-    gen_args a;
-    memset(&a, 0, sizeof a);
-    a.spec = spec;
-    a.seed = 1;
+    a->spec = spec;
+    a->seed = 1;
     const char *s = strncmp(spec, "gen:", 4) == 0 ? spec + 4 : spec;
     size_t name_len = strcspn(s, ":");
     for (size_t g = 0; g < sizeof generators / sizeof generators[0]; g++)
         if (strlen(generators[g].name) == name_len && !strncmp(s, generators[g].name, name_len))
-            a.def = &generators[g];
-    if (!a.def)
+            a->def = &generators[g];
+    if (!a->def)
         return psl_error(PSL_ERR_PARSE,
                          "generator spec \"%.160s\": unknown generator \"%.*s\" (known: hpcg, "
                          "hpgmp, lap2d, lap3d, banded, powerlaw, random)",
@@ -354,23 +359,52 @@ psl_status psl_gen_build(psl_gen_csr *out, const char *spec)
         p++;
         size_t n = strcspn(p, ":");
         if (count < MAX_FIELDS) {
-            a.text[count] = p;
-            a.len[count] = n;
+            a->text[count] = p;
+            a->len[count] = n;
         }
         count++;
         p += n;
     }
-    if (count >= MAX_FIELDS || !(a.def->counts & NF(count)))
+    if (count >= MAX_FIELDS || !(a->def->counts & NF(count)))
         return psl_error(PSL_ERR_PARSE,
                          "generator spec \"%.160s\": %s takes %s, got %d field%s after the name",
-                         spec, a.def->name, a.def->usage, count, count == 1 ? "" : "s");
-    a.nf = count;
+                         spec, a->def->name, a->def->usage, count, count == 1 ? "" : "s");
+    a->nf = count;
     for (int f = 0; f < count; f++) {
-        if (a.len[f] == 0)
-            return field_error(&a, f, PSL_ERR_PARSE, "empty field");
-        PSL_TRY(a.def->kinds[f] == 'r' ? parse_real(&a, f) : parse_int(&a, f));
+        if (a->len[f] == 0)
+            return field_error(a, f, PSL_ERR_PARSE, "empty field");
+        PSL_TRY(a->def->kinds[f] == 'r' ? parse_real(a, f) : parse_int(a, f));
     }
-    return a.def->build(out, &a);
+    return PSL_OK;
+}
+
+psl_status psl_gen_open(psl_gen_source *g, const char *spec, const psl_gen_share *share)
+{
+    if (!g)
+        return psl_error(PSL_ERR_NULL_POINTER, "generator source is NULL");
+    memset(g, 0, sizeof *g);
+    if (!spec)
+        return psl_error(PSL_ERR_NULL_POINTER, "generator spec is NULL");
+    if (share && (share->nparts < 1 || share->part < 0 || share->part >= share->nparts))
+        return psl_error(PSL_ERR_INTERNAL, "generator share %d of %d", share->part,
+                         share->nparts);
+    gen_args a;
+    memset(&a, 0, sizeof a);
+    a.share = share;
+    PSL_TRY(parse_spec(&a, spec));
+    return a.def->setup(g, &a);
+}
+
+psl_status psl_gen_build(psl_gen_csr *out, const char *spec)
+{
+    if (!out)
+        return psl_error(PSL_ERR_NULL_POINTER, "output is NULL");
+    memset(out, 0, sizeof *out);
+    psl_gen_source g;
+    PSL_TRY(psl_gen_open(&g, spec, NULL));
+    psl_status st = psl_gen_build_rows(out, &g, 0, g.n);
+    psl_gen_close(&g);
+    return st;
 }
 
 psl_status psl_generate(psl_matrix **A, const char *spec)

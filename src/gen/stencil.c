@@ -86,15 +86,20 @@ static void stencil_fill(const void *ctx, int32_t row, int32_t *col, double *val
                            off[3 * j]);
 }
 
-psl_status psl_gen_stencil(psl_gen_csr *out, int32_t nx, int32_t ny, int32_t nz, int box,
+psl_status psl_gen_stencil(psl_gen_source *g, int32_t nx, int32_t ny, int32_t nz, int box,
                            double diag, double beta)
 {
     int64_t n = (int64_t)nx * ny * nz;
-    memset(out, 0, sizeof *out);
+    memset(g, 0, sizeof *g);
     if (nx < 1 || ny < 1 || nz < 1 || n > INT32_MAX)
         return psl_error(PSL_ERR_INTERNAL, "stencil grid %d x %d x %d not checked by the caller",
                          (int)nx, (int)ny, (int)nz);
-    stencil_ctx s = {nx, ny, nz, box, diag, beta};
+    stencil_ctx *s = NULL;
+    PSL_TRY(psl_alloc((void **)&s, 1, sizeof *s, "stencil parameters"));
+    *s = (stencil_ctx){nx, ny, nz, box, diag, beta};
     static const psl_gen_ops ops = {stencil_count, stencil_fill, NULL, 0};
-    return psl_gen_run(out, (int32_t)n, (int32_t)n, &ops, &s);
+    g->n = (int32_t)n;
+    g->ops = &ops;
+    g->ctx = s;
+    return PSL_OK;
 }

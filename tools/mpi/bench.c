@@ -318,7 +318,9 @@ static int write_json(const char *cmd, const bench_args *a, const cli_dist_sourc
     cli_json_int(&j, "nranks", cli_mpi_size);
     cli_json_int(&j, "threads_per_rank", threads);
     cli_json_string(&j, "distribution",
-                    src->per_rank ? "generated per rank" : "scattered from rank 0");
+                    src->per_rank    ? "generated per rank"
+                    : src->by_rows ? "generated per rank for its rows"
+                                   : "scattered from rank 0");
     if (src->per_rank) {
         cli_json_begin_array(&j, "process_grid");
         for (int d = 0; d < 3; d++)

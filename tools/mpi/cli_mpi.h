@@ -44,9 +44,10 @@ int cli_mpi_lib(const char *cmd, psl_status st);
 /* A MATRIX argument under MPI (cli_dist_open): gen:hpcg:X:Y:Z and
  * gen:hpgmp:X:Y:Z[:BETA] are generated on each rank for its box of the
  * global 2^X x 2^Y x 2^Z grid, split over psl_dist_process_grid's dims
- * (which must divide it); anything else (other gen: specs, packsell binary
- * files, Matrix Market files) is opened on rank 0 as FP64 CSR and its rows
- * scattered, balanced by nonzeros. */
+ * (which must divide it); the other gen: specs are generated on each rank
+ * for its block of rows, balanced by nonzeros (psl_dist_generate); files
+ * (packsell binary, Matrix Market) are opened on rank 0 as FP64 CSR and
+ * their rows scattered, balanced by nonzeros. */
 typedef struct cli_dist_source {
     const char *matrix;
     int per_rank;       /* generated on each rank */
@@ -54,8 +55,9 @@ typedef struct cli_dist_source {
     int32_t box[3];     /* per_rank: each rank's nx, ny, nz */
     int64_t grid[3];    /* per_rank: the global grid NX, NY, NZ */
     double beta;        /* per_rank: HPGMP's beta (0: HPCG) */
+    int by_rows;        /* another gen: spec, generated on each rank for its rows */
     psl_matrix *M;      /* otherwise, on rank 0: the whole matrix */
-    double load_seconds; /* opening it on rank 0 */
+    double load_seconds; /* opening it on rank 0 (by_rows: generating it once, the check) */
 } cli_dist_source;
 
 /* Check or open the MATRIX argument. Collective; errors printed by rank 0

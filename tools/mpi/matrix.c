@@ -1,8 +1,9 @@
 /*
  * matrix.c -- the distributed matrix of a MATRIX argument under MPI:
  * gen:hpcg / gen:hpgmp generated on every rank for its box of the global
- * grid (psl_dist_generate_hpcg), anything else opened on rank 0 and its
- * rows scattered (psl_dist_matrix_scatter_csr); the natural row of each
+ * grid (psl_dist_generate_hpcg), the other gen: specs on every rank for its
+ * block of rows (psl_dist_generate), files opened on rank 0 and their rows
+ * scattered (psl_dist_matrix_scatter_csr); the natural row of each
  * distributed row, so that vectors match the serial command's.
  */
 #include "cli_mpi.h"
@@ -12,8 +13,9 @@
 #include <string.h>
 
 /* gen:hpcg:X:Y:Z or gen:hpgmp:X:Y:Z[:BETA] with every field well formed:
- * 1 (e, beta filled); 0 for anything else, which goes to psl_generate on
- * rank 0 (and gets its message there when it is a malformed spec). */
+ * 1 (e, beta filled); 0 for anything else, which goes to psl_dist_generate
+ * when it is a gen: spec (and gets psl_generate's message there when it is
+ * malformed). */
 static int parse_box(const char *m, int64_t e[3], double *beta)
 {
     int hpgmp = strncmp(m, "gen:hpgmp:", 10) == 0;
@@ -64,6 +66,16 @@ int cli_dist_open(const char *cmd, const char *matrix, cli_dist_source *src)
         }
         return CLI_OK;
     }
+    if (strncmp(matrix, "gen:", 4) == 0) { /* checked by generating it once */
+        src->by_rows = 1;
+        psl_dist_matrix *A = NULL;
+        int rc = cli_mpi_lib(cmd, psl_dist_generate(&A, MPI_COMM_WORLD, matrix,
+                                                    PSL_DIST_BALANCE_NNZ, NULL, NULL));
+        psl_dist_matrix_destroy(&A);
+        double t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &src->load_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        return rc;
+    }
     int rc = CLI_OK;
     if (cli_mpi_rank == 0) {
         psl_convert_options csr;
@@ -86,6 +98,8 @@ psl_status cli_dist_build(const char *cmd, cli_dist_source *src, const psl_conve
     if (src->per_rank)
         st = psl_dist_generate_hpcg(A, MPI_COMM_WORLD, src->box[0], src->box[1], src->box[2],
                                     src->beta, diag, offd);
+    else if (src->by_rows)
+        st = psl_dist_generate(A, MPI_COMM_WORLD, src->matrix, PSL_DIST_BALANCE_NNZ, diag, offd);
     else
         st = psl_dist_matrix_scatter_csr(A, MPI_COMM_WORLD, src->M, 0, PSL_DIST_BALANCE_NNZ, diag,
                                          offd);
@@ -134,6 +148,9 @@ void cli_dist_describe(const cli_dist_source *src, char *buf, size_t len)
                  (long long)src->grid[0], (long long)src->grid[1], (long long)src->grid[2],
                  src->dims[0], src->dims[1], src->dims[2], (int)src->box[0], (int)src->box[1],
                  (int)src->box[2]);
+    else if (src->by_rows)
+        snprintf(buf, len, "generated on every rank for its rows (%.3f s), balanced by nonzeros",
+                 src->load_seconds);
     else
         snprintf(buf, len, "opened on rank 0 (%.3f s), rows scattered balanced by nonzeros",
                  src->load_seconds);
