@@ -56,8 +56,10 @@ typedef struct cli_dist_source {
     int64_t grid[3];    /* per_rank: the global grid NX, NY, NZ */
     double beta;        /* per_rank: HPGMP's beta (0: HPCG) */
     int by_rows;        /* another gen: spec, generated on each rank for its rows */
+    psl_dist_matrix *gen; /* by_rows: that matrix in FP64 CSR, generated once by
+                             cli_dist_open (taken or converted by cli_dist_build) */
     psl_matrix *M;      /* otherwise, on rank 0: the whole matrix */
-    double load_seconds; /* opening it on rank 0 (by_rows: generating it once, the check) */
+    double load_seconds; /* opening it on rank 0 (by_rows: generating it) */
 } cli_dist_source;
 
 /* Check or open the MATRIX argument. Collective; errors printed by rank 0

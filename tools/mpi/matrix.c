@@ -66,12 +66,10 @@ int cli_dist_open(const char *cmd, const char *matrix, cli_dist_source *src)
         }
         return CLI_OK;
     }
-    if (strncmp(matrix, "gen:", 4) == 0) { /* checked by generating it once */
+    if (strncmp(matrix, "gen:", 4) == 0) { /* generated once, in FP64 CSR */
         src->by_rows = 1;
-        psl_dist_matrix *A = NULL;
-        int rc = cli_mpi_lib(cmd, psl_dist_generate(&A, MPI_COMM_WORLD, matrix,
+        int rc = cli_mpi_lib(cmd, psl_dist_generate(&src->gen, MPI_COMM_WORLD, matrix,
                                                     PSL_DIST_BALANCE_NNZ, NULL, NULL));
-        psl_dist_matrix_destroy(&A);
         double t = MPI_Wtime() - t0;
         MPI_Allreduce(&t, &src->load_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         return rc;
@@ -98,6 +96,12 @@ psl_status cli_dist_build(const char *cmd, cli_dist_source *src, const psl_conve
     if (src->per_rank)
         st = psl_dist_generate_hpcg(A, MPI_COMM_WORLD, src->box[0], src->box[1], src->box[2],
                                     src->beta, diag, offd);
+    else if (src->by_rows && src->gen && !diag && !offd) { /* FP64 CSR: taken as it is */
+        *A = src->gen;
+        src->gen = NULL;
+        st = PSL_OK;
+    } else if (src->by_rows && src->gen) /* other storage: converted over its halo plan */
+        st = psl_dist_matrix_convert(A, src->gen, diag, offd);
     else if (src->by_rows)
         st = psl_dist_generate(A, MPI_COMM_WORLD, src->matrix, PSL_DIST_BALANCE_NNZ, diag, offd);
     else
@@ -110,6 +114,7 @@ psl_status cli_dist_build(const char *cmd, cli_dist_source *src, const psl_conve
 
 void cli_dist_close(cli_dist_source *src)
 {
+    psl_dist_matrix_destroy(&src->gen);
     psl_matrix_destroy(&src->M);
 }
 
