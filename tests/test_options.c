@@ -31,7 +31,8 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_CSRK_SR_ROWS",
                                     "PSL_CUDA_CSRK_SSR_SRS", "PSL_SOLVER_FUSE",
                                     "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK",
-                                    "PSL_MEMORY_LIMIT", "PSL_SOLVER_DEFER_READS"};
+                                    "PSL_MEMORY_LIMIT", "PSL_SOLVER_DEFER_READS",
+                                    "PSL_DIST_MPI_CUDA_AWARE"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
 /* No option variable in the environment but name=value (name NULL: none);
@@ -119,7 +120,7 @@ TEST(every_option_round_trips)
         CHECK_OK(psl_option_set(d.name, NULL));
         CHECK(strcmp(get(d.name), d.default_value) == 0);
     }
-    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2);
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2 + 3);
     /* the setting beats the environment; NULL gives the environment back */
     environment("PSL_CPU_ISA", "generic");
     CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);

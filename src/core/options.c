@@ -113,6 +113,15 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                     "columns on the device and read them once at its end; 0 "
                                     "reads each step's column (a synchronisation per step on a "
                                     "GPU), to measure what deferring gains. Same results."},
+    [PSL_OPT_DIST_MPI_CUDA_AWARE] = {"PSL_DIST_MPI_CUDA_AWARE", auto_bool_choices,
+                                     NCHOICES(auto_bool_choices), 0, 0, -1, "auto|0|1", "auto",
+                                     "Distributed matrices on GPUs (libpacksell_mpi): whether "
+                                     "the MPI library takes device buffers. auto asks it "
+                                     "(Open MPI's MPIX_Query_cuda_support); 1 declares it for an "
+                                     "MPI that takes them without saying so (e.g. Cray MPICH with "
+                                     "MPICH_GPU_SUPPORT_ENABLED=1, MPI over a CUDA-enabled UCX); "
+                                     "0 never uses them. Read by psl_dist_matrix_upload, on every "
+                                     "rank (the ranks must agree)."},
     [PSL_OPT_MEMORY_CHECK] = {"PSL_MEMORY_CHECK", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                               "0|1", "1",
                               "1 refuses at once a request that cannot fit in the memory "

@@ -6,6 +6,7 @@
  * psl_dist_matrix_device and the free that psl_dist_matrix_destroy calls.
  */
 #include "dist/cuda/dist_device.h"
+#include "options.h"
 
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Query_cuda_support */
@@ -22,9 +23,14 @@ static const char *who = "psl_dist_matrix_upload";
             goto fail;        \
     } while (0)
 
-/* 1 when the MPI library reports at run time that it takes device buffers. */
+/* 1 when the MPI library takes device buffers: as PSL_DIST_MPI_CUDA_AWARE
+ * declares it, or (auto) as the MPI reports it at run time. An invalid
+ * option value counts as auto (the option layer reports it elsewhere). */
 static int mpi_cuda_aware(void)
 {
+    int declared = psl_opt_get_or(PSL_OPT_DIST_MPI_CUDA_AWARE, -1);
+    if (declared >= 0)
+        return declared;
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     return MPIX_Query_cuda_support() == 1;
 #else
@@ -197,7 +203,9 @@ psl_status psl_dist_matrix_upload(psl_dist_matrix *A, int device, psl_dist_trans
     } else if (t == PSL_DIST_TRANSPORT_CUDA_AWARE && !all[1]) {
         st = psl_error(PSL_ERR_NOT_SUPPORTED,
                        "%s: CUDA-aware transport: the MPI library does not report CUDA "
-                       "awareness (MPIX_Query_cuda_support) on every rank",
+                       "awareness (MPIX_Query_cuda_support) on every rank (set "
+                       "PSL_DIST_MPI_CUDA_AWARE=1 for an MPI that takes device buffers "
+                       "without saying so)",
                        who);
         goto fail;
     }
