@@ -18,8 +18,7 @@ static int64_t lower_row(const int64_t *row_ptr, int64_t n, int64_t target)
     return lo;
 }
 
-/* floor(r * total / p) without overflow (0 <= r <= p, total >= 0). */
-static int64_t share(int64_t total, int r, int p)
+int64_t psl_dist_share(int64_t total, int r, int p)
 {
     return (int64_t)r * (total / p) + (int64_t)r * (total % p) / p;
 }
@@ -33,8 +32,8 @@ int64_t psl_dist_block_start(int64_t n, const int64_t *row_ptr, int r, int p)
         return 0;
     int64_t nnz = row_ptr ? row_ptr[n] - row_ptr[0] : 0;
     if (!row_ptr || nnz == 0)
-        return share(n, r, p);
-    return lower_row(row_ptr, n, share(nnz, r, p));
+        return psl_dist_share(n, r, p);
+    return lower_row(row_ptr, n, psl_dist_share(nnz, r, p));
 }
 
 psl_status psl_dist_balance_rows(MPI_Comm comm, int64_t n_global, const int64_t *row_ptr,

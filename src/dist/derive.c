@@ -80,8 +80,7 @@ static psl_status skeleton(psl_dist_matrix **out, const psl_dist_matrix *A, cons
     return st;
 }
 
-/* A's blocks must be FP64 CSR (psl_dist_matrix_create_csr without options). */
-static psl_status check_fp64_csr(const psl_dist_matrix *A, const char *who)
+psl_status psl_dist_check_fp64_csr(const psl_dist_matrix *A, const char *who)
 {
     psl_status st = psl_matrix_check_fp64_csr(A->A_d, who);
     if (st == PSL_OK)
@@ -115,7 +114,7 @@ psl_status psl_dist_matrix_convert(psl_dist_matrix **B, const psl_dist_matrix *A
     if (B)
         *B = NULL;
     if (st == PSL_OK)
-        st = check_fp64_csr(A, who);
+        st = psl_dist_check_fp64_csr(A, who);
     PSL_TRY(psl_dist_agree(A->comm, st)); /* before the collective MPI_Comm_dup */
     st = skeleton(&M, A, who);
     if (st == PSL_OK)
@@ -185,7 +184,7 @@ psl_status psl_dist_matrix_scale_symmetric(psl_dist_matrix **S, const psl_dist_m
     if (!S || (A->nrows > 0 && !gbar))
         st = psl_error(PSL_ERR_NULL_POINTER, "%s: S or gbar is NULL", who);
     if (st == PSL_OK)
-        st = check_fp64_csr(A, who);
+        st = psl_dist_check_fp64_csr(A, who);
     PSL_TRY(psl_dist_agree(A->comm, st)); /* before the collective MPI_Comm_dup */
     psl_dist_matrix *M = NULL;
     double *g = NULL, *gg = NULL;

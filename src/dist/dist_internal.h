@@ -87,6 +87,15 @@ psl_status psl_dist_check(const psl_dist_matrix *A, const char *who);
 /* Bytes of one vector entry of type t (FP64, FP32, FP16), 0 for others. */
 int psl_dist_vec_size(psl_scalar t);
 
+/* floor(r * total / p) without overflow (0 <= r <= p, total >= 0): the
+ * shares of psl_dist_balance_rows' rule (balance.c). */
+int64_t psl_dist_share(int64_t total, int r, int p);
+
+/* PSL_ERR_INVALID_VALUE naming who unless both of A's blocks are FP64 CSR
+ * (psl_dist_matrix_create_csr without options), the source the derived
+ * matrices and the preconditioners are made from (derive.c). Local. */
+psl_status psl_dist_check_fp64_csr(const psl_dist_matrix *A, const char *who);
+
 /* First row of rank r's block out of p under psl_dist_balance_rows' rule
  * (row_ptr NULL: by rows; else by nonzeros), r in 0..p (p gives n). Local. */
 int64_t psl_dist_block_start(int64_t n, const int64_t *row_ptr, int r, int p);

@@ -161,11 +161,8 @@ psl_status psl_dist_precond_f3r(psl_op **M, psl_exec *ex, const psl_dist_matrix 
     c.sdainv_wt = c.sdainv_zdinv = NULL;
     if (st == PSL_OK)
         st = psl_solve_config_check(&c, who);
-    if (st == PSL_OK && (psl_matrix_check_fp64_csr(A->A_d, who) != PSL_OK ||
-                         psl_matrix_check_fp64_csr(A->A_o, who) != PSL_OK))
-        st = psl_error(PSL_ERR_INVALID_VALUE,
-                       "%s: A's blocks must be FP64 CSR (psl_dist_matrix_create_csr without "
-                       "options): the layers' copies are made from them", who);
+    if (st == PSL_OK) /* the layers' copies are made from A's blocks */
+        st = psl_dist_check_fp64_csr(A, who);
     dist_f3r *f = NULL;
     if (st == PSL_OK)
         st = psl_alloc_zero((void **)&f, 1, sizeof *f, "an F3R preconditioner");

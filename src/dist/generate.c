@@ -41,12 +41,6 @@ static psl_status agree_spec(MPI_Comm comm, psl_status st)
     return out[0] == -out[1] ? st : psl_dist_agree(comm, st);
 }
 
-/* floor(r * total / p) without overflow, as psl_dist_block_start's rule. */
-static int64_t share_of(int64_t total, int r, int p)
-{
-    return (int64_t)r * (total / p) + (int64_t)r * (total % p) / p;
-}
-
 /* starts[0..p] of the blocks balanced by nonzeros, exactly
  * psl_dist_block_start(n, row_ptr, r, p) of the whole row pointer: block r
  * starts at the first row i whose prefix row_ptr[i] reaches
@@ -58,7 +52,7 @@ static psl_status nnz_starts(const psl_gen_source *g, MPI_Comm comm, int rank, i
 {
     psl_status st = PSL_OK;
     const int64_t n = g->n;
-    const int32_t c0 = (int32_t)share_of(n, rank, p), c1 = (int32_t)share_of(n, rank + 1, p);
+    const int32_t c0 = (int32_t)psl_dist_share(n, rank, p), c1 = (int32_t)psl_dist_share(n, rank + 1, p);
     int64_t *rp = NULL, *totals = NULL, *mine = NULL;
     st = psl_alloc((void **)&rp, (size_t)(c1 - c0) + 1, sizeof *rp, "row lengths");
     if (st == PSL_OK)
@@ -78,7 +72,7 @@ static psl_status nnz_starts(const psl_gen_source *g, MPI_Comm comm, int rank, i
         nnz += totals[r];
     }
     for (int r = 1; r < p; r++) {
-        int64_t t = share_of(nnz, r, p);
+        int64_t t = psl_dist_share(nnz, r, p);
         if (nnz == 0 || t <= 0 || t <= before || t > before + rp[c1 - c0])
             continue;
         int64_t lo = 0, hi = c1 - c0; /* first j with before + rp[j] >= t */
@@ -96,7 +90,7 @@ static psl_status nnz_starts(const psl_gen_source *g, MPI_Comm comm, int rank, i
     /* without nonzeros the rule is by rows (no generator makes an empty row) */
     for (int r = 1; r < p; r++)
         if (nnz == 0)
-            starts[r] = share_of(n, r, p);
+            starts[r] = psl_dist_share(n, r, p);
     starts[0] = 0;
     starts[p] = n;
 fail:
