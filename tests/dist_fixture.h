@@ -58,6 +58,20 @@ static inline gcsr generated(const char *spec)
     return g;
 }
 
+/* The whole of g as one serial FP64 CSR matrix (NULL on failure). */
+static inline psl_matrix *gcsr_matrix(const gcsr *g)
+{
+    int32_t *ci = malloc(((size_t)g->rp[g->n] + 1) * sizeof *ci);
+    for (int64_t k = 0; k < g->rp[g->n]; k++)
+        ci[k] = (int32_t)g->ci[k];
+    psl_matrix *A = NULL;
+    if (psl_matrix_create_csr(&A, (int32_t)g->n, (int32_t)g->n, g->rp, ci, g->v, PSL_FP64, 0,
+                              0) != PSL_OK)
+        A = NULL;
+    free(ci);
+    return A;
+}
+
 /* The serial reference: y = alpha*A*x + beta*y0 summed in row order in FP64. */
 static inline void serial_spmv(const gcsr *g, double alpha, const double *x, double beta,
                         const double *y0, double *y)

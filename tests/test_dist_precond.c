@@ -30,18 +30,6 @@ static void rows_of(const gcsr *g, int empty, int64_t *first, int32_t *nrows)
 /* x_i = a deterministic pattern in [-1, 1] of the global row. */
 static double xval(int64_t i) { return (double)((i * 37) % 19) / 9.0 - 1.0; }
 
-/* The whole of g as a serial FP64 CSR matrix. */
-static psl_matrix *whole(const gcsr *g)
-{
-    int32_t *ci = malloc(((size_t)g->rp[g->n] + 1) * sizeof *ci);
-    for (int64_t k = 0; k < g->rp[g->n]; k++)
-        ci[k] = (int32_t)g->ci[k];
-    psl_matrix *A = NULL;
-    psl_matrix_create_csr(&A, (int32_t)g->n, (int32_t)g->n, g->rp, ci, g->v, PSL_FP64, 0, 0);
-    free(ci);
-    return A;
-}
-
 /* The gathered global vector of every rank's entries (every rank gets it). */
 static double *gather(const double *mine, int32_t nrows, int64_t n)
 {
@@ -202,7 +190,7 @@ TEST(scale_symmetric_matches_reference)
         CHECK(agree_all(ok));
         /* the same on one rank as the serial scaling */
         if (g_size == 1 && S) {
-            psl_matrix *W = whole(&g), *Ws = NULL;
+            psl_matrix *W = gcsr_matrix(&g), *Ws = NULL;
             double *gs = malloc((size_t)g.n * sizeof *gs), *ys = malloc((size_t)g.n * sizeof *ys);
             CHECK_OK(psl_matrix_scale_symmetric(&Ws, W, gs));
             CHECK_OK(psl_spmv(1.0, Ws, x, 0.0, ys, PSL_FP64));
@@ -371,7 +359,7 @@ static psl_status f3r_solve(const gcsr *g, const psl_solve_config *cfg, int dist
         if (st == PSL_OK)
             st = psl_dist_precond_f3r(&M, ex, A, cfg);
     } else {
-        W = whole(g);
+        W = gcsr_matrix(g);
         if (st == PSL_OK)
             st = psl_op_matrix(&op, ex, W, PSL_FP64);
         if (st == PSL_OK)

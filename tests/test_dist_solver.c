@@ -87,20 +87,12 @@ static psl_status dsolve_setup(dsolve *d, const gcsr *g, int empty_first)
 static psl_status serial_solve(const gcsr *g, psl_method method, int jac, int io,
                                const psl_solver_options *opt, psl_solve_result *res, double *x)
 {
-    int64_t *rp = malloc(((size_t)g->n + 1) * sizeof *rp);
-    for (int64_t i = 0; i <= g->n; i++)
-        rp[i] = g->rp[i];
-    int32_t *ci = malloc(((size_t)g->rp[g->n] + 1) * sizeof *ci);
-    for (int64_t k = 0; k < g->rp[g->n]; k++)
-        ci[k] = (int32_t)g->ci[k];
-    psl_matrix *A = NULL;
+    psl_matrix *A = gcsr_matrix(g);
     psl_exec *ex = NULL;
     psl_op *op = NULL, *M = NULL, *op32 = NULL, *M32 = NULL;
     psl_solver *inner = NULL, *s = NULL;
     psl_vec *b = NULL, *xv = NULL;
-    psl_status st = psl_matrix_create_csr(&A, (int32_t)g->n, (int32_t)g->n, rp, ci, g->v, PSL_FP64, 0, 0);
-    if (st == PSL_OK)
-        st = psl_exec_create_cpu(&ex);
+    psl_status st = A ? psl_exec_create_cpu(&ex) : PSL_ERR_INVALID_MATRIX;
     if (st == PSL_OK)
         st = psl_op_matrix(&op, ex, A, PSL_FP64);
     if (st == PSL_OK && jac)
@@ -131,8 +123,6 @@ static psl_status serial_solve(const gcsr *g, psl_method method, int jac, int io
             st = rs;
     }
     free(bh);
-    free(rp);
-    free(ci);
     psl_vec_destroy(&b);
     psl_vec_destroy(&xv);
     psl_solver_destroy(&s);
