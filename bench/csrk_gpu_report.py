@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """csrk_gpu_report.py -- CSR-k against cuSPARSE CSR on the GPU from the
-`packsell bench --json` files of bench/run_device_csrk.sh: a table per
-precision (median times, GB/s on own bytes, the ratio cuSPARSE / CSR-k, the
-device grouping's lanes where the bench prints them) and the geometric mean,
-as summary.md and summary.csv beside the JSON folder.
+`packsell bench --json` files of bench/run_device_csrk.sh or
+run_device_csrk_stream.sh: a table per precision (median times, GB/s on own
+bytes, the ratio cuSPARSE / CSR-k) and the geometric mean, as summary.md and
+summary.csv beside the JSON folder; where the folder has them, the sweep of
+the device grouping (sweep/: the best sizes per matrix and precision against
+the model's) and the second build's times (alt/).
 
   python3 bench/csrk_gpu_report.py bench/results/DATE-gpu-csrk
 """
@@ -39,8 +41,9 @@ def main():
         w.writerows(rows)
     with open(os.path.join(top, "host.txt")) as fh:
         host = fh.read().strip().replace("\n", "; ")
+    script = "run_device_csrk_stream.sh" if os.path.isdir(os.path.join(top, "sweep")) else "run_device_csrk.sh"
     L = [f"# CSR-k against cuSPARSE CSR on the GPU", "", f"- {host}",
-         "- Command (device call): `CSRK_COMMIT=<commit> bash bench/run_device_csrk.sh`; each matrix "
+         f"- Command (device call): `CSRK_COMMIT=<commit> bash bench/{script}`; each matrix "
          "`packsell bench SPEC --device cuda --kernels csrk-fp64,cusparse-csr-fp64,csrk-fp32,cusparse-csr-fp32` "
          "(CUDA events, median); summary: `python3 bench/csrk_gpu_report.py DIR`", ""]
     for prec in ("fp64", "fp32"):
@@ -54,9 +57,69 @@ def main():
                      f"{r['csrk_gbs']:.0f} | {r['cusparse_us']:.1f} | {r['cusparse_gbs']:.0f} | "
                      f"{r['speedup']:.3f}x | {'ok' if r['csrk_ok'] else 'FAILED'} |")
         L.append("")
+    L += sweep_section(top, rows) + alt_section(top, rows)
     with open(os.path.join(top, "summary.md"), "w") as fh:
         fh.write("\n".join(L))
     print("\n".join(L))
+
+
+def bench_times(path):
+    """{kernel: median_us} of one bench JSON, {} when unreadable."""
+    try:
+        with open(path) as fh:
+            d = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return {k["kernel"]: k["median_us"] for k in d.get("kernels", []) if k.get("ok")}
+
+
+def sweep_section(top, rows):
+    """Best swept grouping per matrix and precision against the model's
+    (the suite table's CSR-k time), from sweep/TAG_srR_ssrS.json."""
+    files = sorted(glob.glob(os.path.join(top, "sweep", "*_sr*_ssr*.json")))
+    if not files:
+        return []
+    best = {}
+    for f in files:
+        base = os.path.basename(f)[:-5]
+        tag, rest = base.rsplit("_sr", 1)
+        sr, ssr = rest.split("_ssr")
+        for kern, us in bench_times(f).items():
+            key = (tag, kern)
+            if key not in best or us < best[key][0]:
+                best[key] = (us, int(sr), int(ssr))
+    model = {}
+    for r in rows:
+        tag = r["matrix"].replace("gen:", "").replace(":", "_")
+        model[(tag, f"csrk-{r['precision']}")] = r["csrk_us"]
+    L = ["## Sweep of the device grouping (PSL_CUDA_CSRK_SR_ROWS x PSL_CUDA_CSRK_SSR_SRS)", "",
+         "| matrix | kernel | best (us) | rows/super-row | super-rows/block | model's (us) | best / model |",
+         "|---|---|---|---|---|---|---|"]
+    for (tag, kern), (us, sr, ssr) in sorted(best.items()):
+        m = model.get((tag, kern))
+        L.append(f"| {tag} | {kern} | {us:.1f} | {sr} | {ssr} | "
+                 f"{m:.1f} | {us / m:.3f} |" if m else f"| {tag} | {kern} | {us:.1f} | {sr} | {ssr} | - | - |")
+    return L + [""]
+
+
+def alt_section(top, rows):
+    """The second build's CSR-k times (alt/) beside the first's."""
+    files = sorted(glob.glob(os.path.join(top, "alt", "*.json")))
+    if not files:
+        return []
+    first = {(r["matrix"].replace("gen:", "").replace(":", "_"), f"csrk-{r['precision']}"): r
+             for r in rows}
+    L = ["## Second build (PSL_CSRK_STREAM_ELEMS from the command's CSRK_ELEMS_ALT)", "",
+         "| matrix | kernel | second build (us) | first build (us) | first / second | cuSPARSE / second |",
+         "|---|---|---|---|---|---|"]
+    for f in files:
+        tag = os.path.basename(f)[:-5]
+        for kern, us in sorted(bench_times(f).items()):
+            r = first.get((tag, kern))
+            if r:
+                L.append(f"| {tag} | {kern} | {us:.1f} | {r['csrk_us']:.1f} | "
+                         f"{r['csrk_us'] / us:.3f} | {r['cusparse_us'] / us:.3f} |")
+    return L + [""]
 
 
 if __name__ == "__main__":

@@ -19,9 +19,10 @@
  *    type's unit roundoff (n the row's entries; the bound holds for any
  *    summation order, the GPU's lanes and tree included), plus the vector
  *    type's rounding of y;
- *  - where the CUDA model gives one lane a row (d <= 8), y has the BITS of
- *    the CPU kernel (psl_spmv on the same matrix): the same sum in the same
- *    order; with more lanes the device's order is its own;
+ *  - where the CUDA model gives one thread a row (d <= 8) or the stream
+ *    kernel (8 < d <= 64), y has the BITS of the CPU kernel (psl_spmv on
+ *    the same matrix): the same sum in the same order; with more lanes a
+ *    row the device's order is its own;
  *  - beta = 0 with NaN in y: no NaN leaks; two runs give the same bits;
  *  - download gives the host matrix back (arrays and info).
  * Each matrix prints one "ok" line with what ran and the worst error as a
@@ -128,8 +129,10 @@ static int len_none(int32_t i, unsigned long long *s, int32_t ncols)
 
 /* The kernel's loops (spmv_csrk.cu) run on the host for grouping p of n
  * rows (k levels, nsr super-rows, nssr super-super-rows) and block
- * (lanes, bx, by): count[r] += 1 for each group of lanes that takes row r.
- * Every row must be taken once; every pointer read must lie in its array. */
+ * (lanes, bx, by): count[r] += 1 for each group of lanes that takes row r
+ * (lanes 0, the stream kernel: for each thread of the bx x by that takes it
+ * in a chunk of its super-row). Every row must be taken once; every pointer
+ * read must lie in its array. */
 static void emulate_mapping(const char *what, int32_t n, int32_t k, const int32_t *p, int32_t nsr,
                             int32_t nssr, int32_t lanes, int32_t bx, int32_t by)
 {
@@ -138,7 +141,34 @@ static void emulate_mapping(const char *what, int32_t n, int32_t k, const int32_
     const int32_t per = bx * by;
     const int32_t nblocks = k == 3 ? nssr : k == 2 ? nsr : (n + per - 1) / per;
     int bad_reads = 0;
-    for (int32_t g = 0; g < nblocks; g++)
+    for (int32_t g = 0; lanes == 0 && g < nblocks; g++) {
+        /* the stream kernel: the block's super-rows in turn (k = 3), else its
+         * one range; chunks of per rows, thread t on row chunk + t */
+        int32_t s0 = 0, s1 = 1;
+        if (k == 3) {
+            bad_reads += g + 1 > nssr;
+            s0 = ssr[g];
+            s1 = ssr[g + 1];
+        }
+        for (int32_t s = s0; s < s1; s++) {
+            int32_t r0, r1;
+            if (k == 3 || k == 2) {
+                const int32_t q = k == 3 ? s : g;
+                bad_reads += q + 1 > nsr;
+                r0 = sr[q];
+                r1 = sr[q + 1];
+            } else {
+                r0 = g * per;
+                r1 = r0 + per < n ? r0 + per : n;
+                bad_reads += r0 >= n;
+            }
+            for (int32_t c0 = r0; c0 < r1; c0 += per)
+                for (int32_t t = 0; t < per; t++)
+                    if (c0 + t < (r1 - c0 < per ? r1 : c0 + per))
+                        count[c0 + t]++;
+        }
+    }
+    for (int32_t g = 0; lanes > 0 && g < nblocks; g++)
         for (int32_t tz = 0; tz < by; tz++)
             for (int32_t ty = 0; ty < bx; ty++) {
                 if (k == 3) {
@@ -211,24 +241,25 @@ static void check_mapping_of(const char *what, const psl_matrix *A)
         }
 }
 
-/* The CUDA model's blocks are what the kernel launches: lanes a power of
- * two up to 32 (a row's lanes in one warp), at most 512 threads, whole
- * warps. */
+/* The CUDA model's blocks are what the kernels launch: lanes 0 (the stream
+ * kernel) or a power of two up to 32 (a row's lanes in one warp), at most
+ * 512 threads, whole warps. */
 static void check_model_blocks(void)
 {
     int n = 0;
     const psl_csrk_fit *t = psl_csrk_model_table(PSL_CSRK_DEVICE_CUDA, &n);
     CHECK(t && n >= 1 && isinf(t[n - 1].d_max));
     for (int i = 0; t && i < n; i++) {
-        const int32_t l = t[i].lanes, thr = l * t[i].block_rows * t[i].block_srs;
-        CHECK_MSG(l >= 1 && l <= 32 && (l & (l - 1)) == 0 && thr <= 512 && thr % 32 == 0,
+        const int32_t l = t[i].lanes, thr = (l > 1 ? l : 1) * t[i].block_rows * t[i].block_srs;
+        CHECK_MSG(l >= 0 && l <= 32 && (l & (l - 1)) == 0 && thr <= 512 && thr % 32 == 0,
                   "CUDA model row %d: %d lanes x %d x %d", i, (int)l, (int)t[i].block_rows,
                   (int)t[i].block_srs);
         CHECK(i == 0 || t[i].d_max > t[i - 1].d_max);
-        CHECK(i == 0 || t[i].lanes >= t[i - 1].lanes);
     }
-    /* d <= 8: one thread a row (the rows whose bits equal the CPU's) */
+    /* d <= 8: one thread a row; 8 < d <= 64: the stream kernel (both give
+     * the CPU's bits); long rows: 32 lanes */
     CHECK(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, 5.0)->lanes == 1);
+    CHECK(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, 27.0)->lanes == 0);
     CHECK(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, 100.0)->lanes == 32);
 }
 
@@ -485,9 +516,9 @@ static void run_case(const char *name, const host_csrk *h, int32_t gsr, int32_t 
             break;
         }
 
-    /* one lane a row: the CPU kernel's bits */
+    /* one thread a row or the stream kernel: the CPU kernel's bits */
     const double d = m ? (double)h->info.nnz / m : 0;
-    if (m > 0 && h->info.nnz > 0 && psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, d)->lanes == 1) {
+    if (m > 0 && h->info.nnz > 0 && psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, d)->lanes <= 1) {
         memcpy(ycpu, y0, (size_t)m * es);
         CHECK_OK(psl_spmv(alpha, h->K, x, beta, ycpu, vt));
         int64_t diff = -1;
@@ -496,7 +527,7 @@ static void run_case(const char *name, const host_csrk *h, int32_t gsr, int32_t 
                        es) != 0 &&
                 !(visnan(y, vt, i) && visnan(ycpu, vt, i)))
                 diff = i;
-        CHECK_MSG(diff < 0, "%s: one lane a row, but y[%lld] = %.17g is not the CPU's %.17g",
+        CHECK_MSG(diff < 0, "%s: one thread a row, but y[%lld] = %.17g is not the CPU's %.17g",
                   name, (long long)diff, diff >= 0 ? vget(y, vt, diff) : 0.0,
                   diff >= 0 ? vget(ycpu, vt, diff) : 0.0);
         ty->bitwise_cases++;
@@ -611,14 +642,14 @@ TEST(generated_matrices)
     } gens[] = {
         {"empty rows (runs of them, the last 40 too)", 1000, 1000, len_empty_rows, 0},
         {"long rows (1000..4999 entries every 37th)", 700, 6000, len_long_rows, 0},
-        {"one long row, the rest empty", 300, 5000, len_one_long, 0},
+        {"one long row, the rest empty (stream, windows)", 300, 5000, len_one_long, 0},
         {"rectangular 500 x 1700, d ~ 6", 500, 1700, len_around, 6},
         {"one row", 1, 50, len_around, 5},
         {"33 rows", 33, 33, len_around, 2},
         {"d ~ 3", 5000, 5000, len_around, 3},
-        {"d ~ 12 (4 lanes)", 3000, 3000, len_around, 12},
-        {"d ~ 24 (8 lanes)", 2500, 2500, len_around, 24},
-        {"d ~ 48 (16 lanes)", 2000, 2000, len_around, 48},
+        {"d ~ 12 (stream)", 3000, 3000, len_around, 12},
+        {"d ~ 24 (stream)", 2500, 2500, len_around, 24},
+        {"d ~ 48 (stream)", 2000, 2000, len_around, 48},
         {"d ~ 100 (32 lanes)", 1200, 4000, len_around, 100},
         {"d ~ 400 (32 lanes)", 300, 4000, len_around, 400},
     };

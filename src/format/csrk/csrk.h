@@ -49,8 +49,10 @@ int32_t psl_csrk_group(int32_t n, const int64_t *cum, int32_t size, int32_t *fir
  * super-super-row round(ssr_a - ssr_b ln d); for the GPU kernel the thread
  * block of that range: lanes threads per row (1: a thread a row, else a
  * power of two up to 32), block_rows threads over the rows of a super-row
- * and block_srs over the super-rows of a super-super-row (all 1 on the
- * CPU, which has no blocks). */
+ * and block_srs over the super-rows of a super-super-row; or lanes 0: the
+ * stream kernel, a block of block_rows x block_srs threads that loads each
+ * super-row's entries together (src/kernels/cuda/spmv_csrk.cu). All 1 on
+ * the CPU, which has no blocks. */
 typedef struct psl_csrk_fit {
     double d_max;
     double sr_a, sr_b, ssr_a, ssr_b;

@@ -9,17 +9,19 @@
  * row is provisional: super-rows of about 64 - 8 ln d rows and
  * super-super-rows of about 16 - 2 ln d super-rows, i.e. threaded units of
  * some ten thousand nonzeros (an L2-sized block at FP64) for d in 10..100.
- * The CUDA rows carry the authors' Ampere fit, rows per super-row
- * r(d) = 9.175 - 1.32 ln d and super-rows per super-super-row
- * 20.5 - 3.5 ln d, with the rescaling of each step written out as
- * coefficients: above d = 8 the super-super-row holds 4 r(d) super-rows,
- * above 16 the super-row 2.5 r(d) rows and the super-super-row three times
- * that, above 32 the super-row 2 r(d) rows and the super-super-row twice
- * that, above 64 the super-row 2.7 r(d) rows and the super-super-row a
- * quarter of that (the authors round r(d) before scaling; the
- * coefficients round once, which moves a size by at most one or two). The
- * blocks are theirs: 8 x 12 threads, then lanes x 8 x 12, x 8 x 8, x 8 x 4
- * and x 8 x 2 with 4, 8, 16 and 32 lanes a row.
+ * The CUDA rows for d <= 8 and above 64 carry the authors' Ampere fit,
+ * rows per super-row r(d) = 9.175 - 1.32 ln d and super-rows per
+ * super-super-row 20.5 - 3.5 ln d, with the rescaling of their steps
+ * written out as coefficients (above d = 64 the super-row 2.7 r(d) rows and
+ * the super-super-row a quarter of that; the authors round r(d) before
+ * scaling, the coefficients round once, which moves a size by at most one
+ * or two), and their blocks: 8 x 12 threads a row each, and 32 lanes a row
+ * x 8 x 2. Between d = 8 and 64 the rows are the stream kernel's (lanes 0,
+ * spmv_csrk.cu), which replaced the authors' 4, 8 and 16 lanes a row there
+ * (bench/NOTES.md, CSR-k): blocks of 256 threads, whose windows hold 2048
+ * entries; super-rows of about 0.9 x 2048 / d rows, so that most fill one
+ * window, as a - b ln d through the ends of each range (230 rows at d = 8,
+ * 115 at 16, 58 at 32, 29 at 64), and 4 super-rows a block.
  */
 #include "format/csrk/csrk.h"
 
@@ -33,9 +35,9 @@ static const psl_csrk_fit cpu_fit[] = {
  * lanes, block_rows, block_srs */
 static const psl_csrk_fit cuda_fit[] = {
     {8.0, 9.175, 1.32, 20.5, 3.5, 1, 8, 12},
-    {16.0, 9.175, 1.32, 36.7, 5.28, 4, 8, 12},
-    {32.0, 22.9375, 3.3, 68.8125, 9.9, 8, 8, 8},
-    {64.0, 18.35, 2.64, 36.7, 5.28, 16, 8, 4},
+    {16.0, 575.0, 166.0, 4.0, 0.0, 0, 32, 8},
+    {32.0, 343.0, 82.2, 4.0, 0.0, 0, 32, 8},
+    {64.0, 203.0, 41.8, 4.0, 0.0, 0, 32, 8},
     {INFINITY, 24.7725, 3.564, 6.193125, 0.891, 32, 8, 2},
 };
 

@@ -76,7 +76,8 @@ struct psl_dcsrk {
     int32_t nrows;
     int32_t k;       /* levels of the device's grouping: 1, 2 or 3 */
     int32_t nblocks; /* the grid: nssr, nsr, or rows / (block_rows x block_srs) rounded up */
-    int32_t lanes, block_rows, block_srs;
+    int32_t lanes, block_rows, block_srs; /* lanes 0: the stream kernel, a block of
+                                              block_rows x block_srs threads */
 };
 
 /*
@@ -334,6 +335,12 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
                               void *y, psl_scalar vec_type, cudaStream_t stream);
 /* Most threads in a CSR-k block (the kernel's launch bound). */
 #define PSL_CSRK_BLOCK_MAX 512
+/* The stream kernel's entries a thread loads per window of a block: its
+ * shared memory holds threads x this many products (a build may set it, to
+ * measure another: bench/run_device_csrk_stream.sh). */
+#ifndef PSL_CSRK_STREAM_ELEMS
+#define PSL_CSRK_STREAM_ELEMS 8
+#endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
  * csr_index64: 32-bit row offsets and columns when nnz < 2^31, else 64-bit

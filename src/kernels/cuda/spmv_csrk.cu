@@ -1,24 +1,38 @@
 /*
- * spmv_csrk.cu -- the CSR-k SpMV kernel (the GPU mapping of Lane and
- * Booth, ALGORITHMS.md section 9): one thread block per super-super-row
- * (k = 3), its threads threadIdx.z over the super-rows and threadIdx.y
- * over the rows of each, or per super-row (k = 2) and per block_rows x
- * block_srs consecutive rows (k = 1), its threads over the rows. A row is
- * summed by one thread (lanes = 1) or by a group of lanes adjacent threads
- * of one warp (threadIdx.x) that stride over its entries, coalesced, and
- * add their sums by a shuffle tree. The block shape and the lanes come
- * from the CUDA rows of the tuning model (csrk_model.c) at upload.
+ * spmv_csrk.cu -- the CSR-k SpMV kernels (the GPU mapping of Lane and
+ * Booth, ALGORITHMS.md section 9, and a streaming form of it). Two kernels,
+ * chosen by the lanes of the CUDA tuning model's row for d = nnz/rows
+ * (csrk_model.c) at upload:
+ *
+ *  - lanes >= 1, the authors' mapping: one thread block per
+ *    super-super-row (k = 3), its threads threadIdx.z over the super-rows
+ *    and threadIdx.y over the rows of each, or per super-row (k = 2) and per
+ *    block_rows x block_srs consecutive rows (k = 1), its threads over the
+ *    rows. A row is summed by one thread (lanes = 1) or by a group of lanes
+ *    adjacent threads of one warp (threadIdx.x) that stride over its
+ *    entries, coalesced, and add their sums by a shuffle tree.
+ *  - lanes = 0, the stream kernel: one block per super-super-row (k = 3),
+ *    super-row (k = 2) or block of rows (k = 1); its super-rows are taken in
+ *    turn, and the entries of each (in windows of threads x
+ *    PSL_CSRK_STREAM_ELEMS) are loaded by all the block's threads at once,
+ *    consecutive threads on consecutive entries, their products v x[c]
+ *    written to shared memory; then one thread a row adds its row's
+ *    products from there. Every load of the values and columns is
+ *    coalesced whatever the row lengths, and no lane idles at a row's end
+ *    (bench/NOTES.md, CSR-k: the stream kernel).
+ *
  * Templated over the vector kind, the stored value type (FP64, FP32, FP16;
  * FP16 values accumulate in FP32 with FP16 or FP32 vectors) and the width
  * of the row offsets and columns (IDX: int32_t, or int64_t for nnz >= 2^31,
  * as the device CSR arrays are stored).
  *
- * Summation order: a row of one thread is summed in column order with
- * each multiply and add rounded (the arithmetic contract of
- * src/kernels/kernels.h), so its y has the bits of the CPU kernels. A row
- * of lanes threads is summed lane by lane (entries lane, lane + lanes, ...)
- * then by the tree (lane 0 + lane lanes/2, ...): a fixed order of its own,
- * bitwise repeatable run to run but not the CPU's bits.
+ * Summation order: a row of one thread, and every row of the stream
+ * kernel, is summed in column order with each multiply and add rounded
+ * (the arithmetic contract of src/kernels/kernels.h), so its y has the bits
+ * of the CPU kernels. A row of lanes threads is summed lane by lane
+ * (entries lane, lane + lanes, ...) then by the tree (lane 0 + lane
+ * lanes/2, ...): a fixed order of its own, bitwise repeatable run to run
+ * but not the CPU's bits.
  */
 #include "vec_ops.cuh"
 
@@ -144,15 +158,151 @@ __global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
         psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b, use_beta);
 }
 
+/* A stored value or column of the stream kernel: past L1 (PAST_L1, the
+ * matrix larger than L2: L1 keeps the x gathers) or through __ldg. */
+template <bool PAST_L1>
+__device__ __forceinline__ double psl_csrk_sval(const double *v, int64_t k)
+{
+    return psl_ld_stream<PAST_L1>(v + k);
+}
+template <bool PAST_L1>
+__device__ __forceinline__ float psl_csrk_sval(const float *v, int64_t k)
+{
+    return psl_ld_stream<PAST_L1>(v + k);
+}
+template <bool PAST_L1>
+__device__ __forceinline__ float psl_csrk_sval(const unsigned short *v, int64_t k)
+{
+    return __half2float(__ushort_as_half(psl_ld_stream<PAST_L1>(v + k)));
+}
+template <bool PAST_L1>
+__device__ __forceinline__ int32_t psl_csrk_scol(const int32_t *c, int64_t k)
+{
+    return psl_ld_stream<PAST_L1>(c + k);
+}
+template <bool PAST_L1>
+__device__ __forceinline__ int64_t psl_csrk_scol(const int64_t *c, int64_t k)
+{
+    return __ldg(c + k);
+}
+
+/* The rows r0 .. r1-1 of one super-row, by the stream kernel's block of nt
+ * threads: in chunks of at most nt rows (thread t takes row chunk + t), the
+ * chunk's entries in windows of nt x PSL_CSRK_STREAM_ELEMS, each window's
+ * products in prod (shared memory), each row's sum carried from window to
+ * window in column order. Every thread of the block calls this with the
+ * same r0, r1 (it synchronises the block). */
+template <class VEC, class VAL, class IDX, bool PAST_L1>
+__device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t r0, int32_t r1,
+                                                     typename VEC::acc *prod,
+                                                     const typename VEC::elem *__restrict__ x,
+                                                     typename VEC::elem *__restrict__ y,
+                                                     typename VEC::acc a, typename VEC::acc b,
+                                                     bool use_beta)
+{
+    typedef typename VEC::acc ACC;
+    constexpr int EL = PSL_CSRK_STREAM_ELEMS;
+    const IDX *__restrict__ rp = (const IDX *)m.row_ptr;
+    const IDX *__restrict__ col = (const IDX *)m.col;
+    const VAL *__restrict__ val = (const VAL *)m.val;
+    const int32_t nt = (int32_t)blockDim.x, t = (int32_t)threadIdx.x;
+    const int64_t tile = (int64_t)nt * EL;
+    for (int32_t c0 = r0; c0 < r1; c0 += nt) {
+        const int32_t c1 = r1 - c0 < nt ? r1 : c0 + nt;
+        const int32_t r = c0 + t;
+        const bool mine = r < c1;
+        const int64_t w_end = (int64_t)__ldg(rp + c1);
+        const int64_t e0 = mine ? (int64_t)__ldg(rp + r) : 0, e1 = mine ? (int64_t)__ldg(rp + r + 1) : 0;
+        ACC sum = 0;
+        for (int64_t w0 = (int64_t)__ldg(rp + c0); w0 < w_end; w0 += tile) {
+            const int64_t w1 = w_end - w0 < tile ? w_end : w0 + tile;
+            __syncthreads(); /* the last window's products are read */
+            /* this thread's entries of the window: w0 + t + u nt for u nt < here */
+            const int32_t here = (int32_t)(w1 - w0) - t;
+            const IDX *__restrict__ cw = col + w0 + t;
+            const VAL *__restrict__ vw = val + w0 + t;
+            IDX c[EL];
+            ACC v[EL];
+            typename VEC::elem xv[EL];
+#pragma unroll
+            for (int u = 0; u < EL; u++)
+                c[u] = u * nt < here ? psl_csrk_scol<PAST_L1>(cw, u * nt) : 0;
+#pragma unroll
+            for (int u = 0; u < EL; u++)
+                v[u] = u * nt < here ? psl_to_acc<ACC>(psl_csrk_sval<PAST_L1>(vw, u * nt)) : (ACC)0;
+#pragma unroll
+            for (int u = 0; u < EL; u++)
+                if (u * nt < here)
+                    xv[u] = VEC::raw2(x, 2u * (uint32_t)c[u]);
+#pragma unroll
+            for (int u = 0; u < EL; u++)
+                if (u * nt < here)
+                    prod[t + u * nt] = psl_mul(v[u], (ACC)VEC::widen(xv[u]));
+            __syncthreads();
+            const int32_t lo = (int32_t)((e0 > w0 ? e0 : w0) - w0),
+                          hi = (int32_t)((e1 < w1 ? e1 : w1) - w0);
+#pragma unroll 4
+            for (int32_t e = lo; e < hi; e++)
+                sum = psl_add(sum, prod[e]);
+        }
+        if (mine)
+            VEC::finish(y, r, sum, a, b, use_beta);
+    }
+}
+
+/* The stream kernel: block blockIdx.x of the grouping, blockDim.x threads,
+ * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Reads as the lanes
+ * kernel: group g < nblocks reads sr/ssr entries g and g + 1, rows
+ * r < nrows read row offsets r and r + 1, entries e < row_ptr[nrows]. */
+template <class VEC, class VAL, class IDX, bool PAST_L1>
+__global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
+    psl_csrk_stream_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
+                           typename VEC::elem *__restrict__ y, typename VEC::acc a,
+                           typename VEC::acc b, bool use_beta)
+{
+    extern __shared__ __align__(16) unsigned char psl_csrk_smem[];
+    typename VEC::acc *prod = (typename VEC::acc *)psl_csrk_smem;
+    const int32_t g = (int32_t)blockIdx.x;
+    if (m.k == 3) {
+        const int32_t s1 = __ldg(m.ssr_ptr + g + 1);
+        for (int32_t s = __ldg(m.ssr_ptr + g); s < s1; s++)
+            psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, __ldg(m.sr_ptr + s),
+                                                         __ldg(m.sr_ptr + s + 1), prod, x, y,
+                                                         a, b, use_beta);
+        return;
+    }
+    int32_t r0, r1;
+    if (m.k == 2) {
+        r0 = __ldg(m.sr_ptr + g);
+        r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * blockDim.x;
+        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
+        r1 = (int32_t)(first + blockDim.x < m.nrows ? first + blockDim.x : m.nrows);
+    }
+    psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, r0, r1, prod, x, y, a, b, use_beta);
+}
+
 template <class VEC, class VAL, class IDX>
 static psl_status psl_csrk_launch(const psl_dmatrix *dA, double alpha, const void *x,
                                   double beta, void *y, cudaStream_t stream)
 {
     const psl_dcsrk &m = dA->ck;
-    const dim3 block((unsigned)m.lanes, (unsigned)m.block_rows, (unsigned)m.block_srs);
     const typename VEC::acc a = psl_acc_scalar<VEC>(alpha), b = psl_acc_scalar<VEC>(beta);
     const typename VEC::elem *xv = (const typename VEC::elem *)x;
     typename VEC::elem *yv = (typename VEC::elem *)y;
+    if (m.lanes == 0) {
+        const unsigned nt = (unsigned)(m.block_rows * m.block_srs);
+        const size_t shm = (size_t)nt * PSL_CSRK_STREAM_ELEMS * sizeof(typename VEC::acc);
+        if (psl_cuda_stream_na(dA, sizeof(typename VEC::elem)))
+            psl_csrk_stream_kernel<VEC, VAL, IDX, true>
+                <<<(unsigned)m.nblocks, nt, shm, stream>>>(m, xv, yv, a, b, beta != 0);
+        else
+            psl_csrk_stream_kernel<VEC, VAL, IDX, false>
+                <<<(unsigned)m.nblocks, nt, shm, stream>>>(m, xv, yv, a, b, beta != 0);
+        return psl_cuda_launch_status("CSR-k SpMV");
+    }
+    const dim3 block((unsigned)m.lanes, (unsigned)m.block_rows, (unsigned)m.block_srs);
     if (m.lanes > 1)
         psl_csrk_kernel<VEC, VAL, IDX, true>
             <<<(unsigned)m.nblocks, block, 0, stream>>>(m, xv, yv, a, b, beta != 0);
