@@ -242,8 +242,8 @@ static void check_mapping_of(const char *what, const psl_matrix *A)
 }
 
 /* The CUDA model's blocks are what the kernels launch: lanes 0 (the stream
- * kernel) or a power of two up to 32 (a row's lanes in one warp), at most
- * 512 threads, whole warps. */
+ * kernel, at most 256 threads) or a power of two up to 32 (a row's lanes in
+ * one warp, at most 512 threads), whole warps. */
 static void check_model_blocks(void)
 {
     int n = 0;
@@ -251,7 +251,8 @@ static void check_model_blocks(void)
     CHECK(t && n >= 1 && isinf(t[n - 1].d_max));
     for (int i = 0; t && i < n; i++) {
         const int32_t l = t[i].lanes, thr = (l > 1 ? l : 1) * t[i].block_rows * t[i].block_srs;
-        CHECK_MSG(l >= 0 && l <= 32 && (l & (l - 1)) == 0 && thr <= 512 && thr % 32 == 0,
+        CHECK_MSG(l >= 0 && l <= 32 && (l & (l - 1)) == 0 && thr <= (l ? 512 : 256) &&
+                      thr % 32 == 0,
                   "CUDA model row %d: %d lanes x %d x %d", i, (int)l, (int)t[i].block_rows,
                   (int)t[i].block_srs);
         CHECK(i == 0 || t[i].d_max > t[i - 1].d_max);

@@ -22,19 +22,21 @@
 #include <string.h>
 
 /* The block of the CUDA model's row f, checked (a saved fit may be wrong):
- * lanes 0 (the stream kernel) or a power of two up to 32, whole warps of
- * at most PSL_CSRK_BLOCK_MAX threads. */
+ * lanes 0 (the stream kernel: whole warps, at most
+ * PSL_CSRK_STREAM_BLOCK_MAX threads) or a power of two up to 32 (at most
+ * PSL_CSRK_BLOCK_MAX threads). */
 static psl_status psl_csrk_block_of(const psl_csrk_fit *f, psl_dcsrk *m)
 {
     const int64_t threads = (int64_t)(f->lanes > 1 ? f->lanes : 1) * f->block_rows * f->block_srs;
     if (f->lanes < 0 || f->lanes > 32 || (f->lanes & (f->lanes - 1)) || f->block_rows < 1 ||
-        f->block_srs < 1 || threads > PSL_CSRK_BLOCK_MAX || (f->lanes == 0 && threads % 32))
+        f->block_srs < 1 || threads > PSL_CSRK_BLOCK_MAX ||
+        (f->lanes == 0 && (threads % 32 || threads > PSL_CSRK_STREAM_BLOCK_MAX)))
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k CUDA model: block of %d lanes x %d rows x %d super-rows (for d "
-                         "up to %g): expected lanes 0 (stream, whole warps), 1, 2, 4, 8, 16 or "
-                         "32 and at most %d threads",
+                         "up to %g): expected lanes 0 (the stream kernel: whole warps, at most "
+                         "%d threads) or 1, 2, 4, 8, 16 or 32 (at most %d threads)",
                          (int)f->lanes, (int)f->block_rows, (int)f->block_srs, f->d_max,
-                         PSL_CSRK_BLOCK_MAX);
+                         PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_BLOCK_MAX);
     m->lanes = f->lanes;
     m->block_rows = f->block_rows;
     m->block_srs = f->block_srs;

@@ -250,12 +250,14 @@ __device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t
     }
 }
 
-/* The stream kernel: block blockIdx.x of the grouping, blockDim.x threads,
+/* The stream kernel: block blockIdx.x of the grouping, blockDim.x threads
+ * (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for
+ * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM: 80 for FP64, no spills),
  * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Reads as the lanes
  * kernel: group g < nblocks reads sr/ssr entries g and g + 1, rows
  * r < nrows read row offsets r and r + 1, entries e < row_ptr[nrows]. */
 template <class VEC, class VAL, class IDX, bool PAST_L1>
-__global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
+__global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN_BLOCKS)
     psl_csrk_stream_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
                            typename VEC::elem *__restrict__ y, typename VEC::acc a,
                            typename VEC::acc b, bool use_beta)
