@@ -24,7 +24,10 @@
  *    the same matrix): the same sum in the same order; with more lanes a
  *    row the device's order is its own;
  *  - beta = 0 with NaN in y: no NaN leaks; two runs give the same bits;
- *  - download gives the host matrix back (arrays and info).
+ *  - download gives the host matrix back (arrays and info);
+ *  - CSR consumers take the arrays as they are: cuSPARSE's CSR SpMV on the
+ *    host matrix's own columns and values (and offsets, where cuSPARSE
+ *    takes int64 offsets with int32 columns) gives the CSR-k kernel's y.
  * Each matrix prints one "ok" line with what ran and the worst error as a
  * share of its tolerance.
  *
@@ -39,6 +42,9 @@
 #include "packsell.h"
 #include "gpu_harness.h"
 #include "format/csrk/csrk.h"
+#ifdef PSL_HAVE_CUDA
+#include <cusparse.h>
+#endif
 
 #include <math.h>
 #include <stdint.h>
@@ -738,6 +744,130 @@ TEST(shared_matrices)
     CHECK(nmat > 0);
 }
 
+/* CSR consumers take CSR-k's arrays as they are: the host matrix's own
+ * row offsets (int64), columns (int32) and values, copied to the device
+ * unchanged, given to cuSPARSE's CSR SpMV, give the y of the CSR-k device
+ * kernel (integer data: every sum exact, so the two are bitwise equal).
+ * Where cuSPARSE refuses 64-bit offsets with 32-bit columns, the offsets
+ * go as int32 (the values and columns still as they are) and the line
+ * says so. */
+static void check_cusparse_takes_arrays(const char *spec, psl_scalar vt)
+{
+    psl_matrix *M = NULL;
+    CHECK_OK(psl_generate(&M, spec));
+    if (!M)
+        return;
+    host_csrk h;
+    if (make_csrk(&h, M, 3, 0, 0, vt) != 0) {
+        psl_matrix_destroy(&M);
+        return;
+    }
+    const int32_t m = h.info.nrows, n = h.info.ncols;
+    const int64_t nnz = h.info.nnz;
+    const void *v = NULL;
+    CHECK_OK(psl_matrix_csrk_view(h.K, NULL, NULL, NULL, &v, NULL, NULL, NULL, NULL, NULL));
+    const size_t es = esize(vt);
+    void *x = malloc((size_t)n * es), *y1 = malloc((size_t)m * es), *y2 = malloc((size_t)m * es);
+    unsigned long long seed = 5;
+    for (int32_t j = 0; j < n; j++)
+        vset(x, vt, j, (double)((int)(psl_test_rand(&seed) % 17) - 8));
+    void *drp = dmalloc((size_t)(m + 1) * 8), *dci = dmalloc((size_t)nnz * 4),
+         *dv = dmalloc((size_t)nnz * es), *dx = dmalloc((size_t)n * es),
+         *dy = dmalloc((size_t)m * es);
+    CUDA_CHECK(cudaMemcpy(drp, h.rp, (size_t)(m + 1) * 8, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dci, h.ci, (size_t)nnz * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dv, v, (size_t)nnz * es, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dx, x, (size_t)n * es, cudaMemcpyHostToDevice));
+    /* CSR-k's own kernel */
+    psl_dmatrix *dA = NULL;
+    CHECK_OK(psl_dmatrix_upload(&dA, h.K, g_stream));
+    CHECK_OK(psl_dspmv(1.0, dA, dx, 0.0, dy, vt, NULL, 0, g_stream));
+    CUDA_CHECK(cudaStreamSynchronize(g_stream));
+    CUDA_CHECK(cudaMemcpy(y1, dy, (size_t)m * es, cudaMemcpyDeviceToHost));
+    psl_dmatrix_destroy(&dA);
+    /* cuSPARSE on the arrays as they are */
+    const cudaDataType dt = vt == PSL_FP64 ? CUDA_R_64F : CUDA_R_32F;
+    cusparseHandle_t hd = NULL;
+    CHECK(cusparseCreate(&hd) == CUSPARSE_STATUS_SUCCESS);
+    const char *offsets = "int64";
+    void *drp32 = NULL;
+    cusparseStatus_t st = CUSPARSE_STATUS_NOT_SUPPORTED;
+    for (int attempt = 0; attempt < 2 && st != CUSPARSE_STATUS_SUCCESS; attempt++) {
+        if (attempt == 1) { /* int32 offsets: the one array converted */
+            int32_t *rp32 = malloc((size_t)(m + 1) * 4);
+            for (int32_t i = 0; i <= m; i++)
+                rp32[i] = (int32_t)h.rp[i];
+            drp32 = dmalloc((size_t)(m + 1) * 4);
+            CUDA_CHECK(cudaMemcpy(drp32, rp32, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice));
+            free(rp32);
+            offsets = "int32 (cuSPARSE refused int64 offsets with int32 columns)";
+        }
+        cusparseSpMatDescr_t A = NULL;
+        cusparseDnVecDescr_t X = NULL, Y = NULL;
+        st = cusparseCreateCsr(&A, m, n, nnz, attempt ? drp32 : drp, dci, dv,
+                               attempt ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I,
+                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt);
+        cusparseCreateDnVec(&X, n, dx, dt);
+        cusparseCreateDnVec(&Y, m, dy, dt);
+        const double one64 = 1, zero64 = 0;
+        const float one32 = 1, zero32 = 0;
+        const void *one = vt == PSL_FP64 ? (const void *)&one64 : (const void *)&one32;
+        const void *zero = vt == PSL_FP64 ? (const void *)&zero64 : (const void *)&zero32;
+        size_t wsb = 0;
+        void *ws = NULL;
+        if (st == CUSPARSE_STATUS_SUCCESS)
+            st = cusparseSpMV_bufferSize(hd, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, X, zero, Y,
+                                         dt, CUSPARSE_SPMV_CSR_ALG1, &wsb);
+        if (st == CUSPARSE_STATUS_SUCCESS) {
+            ws = dmalloc(wsb);
+            CUDA_CHECK(cudaMemset(dy, 0xff, (size_t)m * es)); /* NaN: a row left out shows */
+            st = cusparseSpMV(hd, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, X, zero, Y, dt,
+                              CUSPARSE_SPMV_CSR_ALG1, ws);
+            CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        cudaFree(ws);
+        cusparseDestroyDnVec(X);
+        cusparseDestroyDnVec(Y);
+        cusparseDestroySpMat(A);
+    }
+    CHECK_MSG(st == CUSPARSE_STATUS_SUCCESS, "%s: cuSPARSE SpMV on CSR-k's arrays: status %d",
+              spec, (int)st);
+    if (st == CUSPARSE_STATUS_SUCCESS) {
+        CUDA_CHECK(cudaMemcpy(y2, dy, (size_t)m * es, cudaMemcpyDeviceToHost));
+        int64_t diff = -1;
+        for (int32_t i = 0; i < m && diff < 0; i++)
+            if (memcmp((char *)y1 + (size_t)i * es, (char *)y2 + (size_t)i * es, es) != 0)
+                diff = i;
+        CHECK_MSG(diff < 0, "%s: cuSPARSE on CSR-k's arrays: y[%lld] = %g, CSR-k kernel %g",
+                  spec, (long long)diff, diff >= 0 ? vget(y2, vt, diff) : 0.0,
+                  diff >= 0 ? vget(y1, vt, diff) : 0.0);
+        printf("  %s %s, %s values: cuSPARSE CSR SpMV on CSR-k's own columns and values, "
+               "offsets %s: y equal to the CSR-k kernel's\n",
+               diff < 0 ? "ok" : "FAILED", spec, tname(vt), offsets);
+    }
+    cusparseDestroy(hd);
+    cudaFree(drp);
+    cudaFree(drp32);
+    cudaFree(dci);
+    cudaFree(dv);
+    cudaFree(dx);
+    cudaFree(dy);
+    free(x);
+    free(y1);
+    free(y2);
+    free_csrk(&h);
+    psl_matrix_destroy(&M);
+}
+
+TEST(csr_consumers_take_the_arrays)
+{
+    const char *specs[] = {"hpcg:5:5:5", "lap2d:300", "lap3d:40"}; /* integer values */
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        check_cusparse_takes_arrays(specs[i], PSL_FP64);
+        check_cusparse_takes_arrays(specs[i], PSL_FP32);
+    }
+}
+
 TEST(model_and_mapping)
 {
     check_model_blocks();
@@ -750,6 +880,7 @@ static const psl_test_case tests[] = {
     {"generator_specs", generator_specs},
     {"empty_shapes", empty_shapes},
     {"shared_matrices", shared_matrices},
+    {"csr_consumers_take_the_arrays", csr_consumers_take_the_arrays},
 };
 
 static void finish(void) {}
