@@ -375,10 +375,12 @@ typedef enum psl_csrk_reorder {
                                    reordering, RCM on the graph of the groups of
                                    each level (two groups adjacent when an entry
                                    links them), the groups placed in that order
-                                   with each group's rows kept contiguous and in
-                                   their order; the groups stay the matrix's
-                                   groups. With one level (k = 1, or a matrix of
-                                   one super-row) it is RCM */
+                                   with each group's rows kept contiguous (those
+                                   linked to the groups before it first); the
+                                   groups stay the matrix's groups, so band-k
+                                   keeps the locality the given row order has
+                                   inside a group. With one level (k = 1, or a
+                                   matrix of one super-row) it is RCM */
 } psl_csrk_reorder;
 
 /* Largest slice height C of psl_convert_options: a slice taller than any
