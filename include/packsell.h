@@ -375,8 +375,9 @@ typedef enum psl_csrk_reorder {
                                    reordering, RCM on the graph of the groups of
                                    each level (two groups adjacent when an entry
                                    links them), the groups placed in that order
-                                   with each group's rows kept contiguous (those
-                                   linked to the groups before it first); the
+                                   with each group's rows kept contiguous (in
+                                   their order, or reversed when the group is
+                                   placed the other way round); the
                                    groups stay the matrix's groups, so band-k
                                    keeps the locality the given row order has
                                    inside a group. With one level (k = 1, or a
@@ -571,7 +572,9 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
  * opt) -- words, dummies, padding, bytes, the equivalent SELL/CSR bytes --
  * without building the matrix: O(nnz) time, O(nrows) memory. Values are not
  * rounded, so overflow is not detected and underflows is 0. Cheap enough to
- * compare formats and codecs (e.g. the dummies each D would add). */
+ * compare formats and codecs (e.g. the dummies each D would add). A CSR-k
+ * locality reordering is computed (its grouping depends on it): O(nnz)
+ * memory then, for the graph of the rows. */
 psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
                                psl_matrix_info *info);
 

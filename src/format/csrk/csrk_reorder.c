@@ -17,10 +17,10 @@
  * groups (adjacent when an entry links two of their rows) ordered by the
  * RCM above; the super-rows placed by the position of their super-super-row
  * and then by their own (the super-row order reversed when it runs against
- * the super-super-rows'), each super-row's rows contiguous, ordered by the
- * mean new position of the super-rows their entries reach (so that a group
- * placed in reverse has its rows reversed too). The groups stay the groups
- * of the reordered matrix.
+ * the super-super-rows'), each super-row's rows contiguous and in their
+ * order, or reversed when the later ones reach the super-rows placed before
+ * it (so that a group placed in reverse has its rows reversed too). The
+ * groups stay the groups of the reordered matrix.
  *
  * Ties are broken by the lower index, so both are deterministic. Time: the
  * graph is built and its adjacency lists ordered by degree in linear time
@@ -277,58 +277,39 @@ static bool runs_against(const int32_t *order, int32_t m, const int32_t *group,
     return cov < 0;
 }
 
-/* A row and the mean new position of the super-rows its entries reach. */
-typedef struct placed_row {
-    double reach;
-    int32_t row;
-} placed_row;
-
-static int cmp_placed(const void *pa, const void *pb)
-{
-    const placed_row *a = pa, *b = pb;
-    if (a->reach != b->reach)
-        return a->reach < b->reach ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
-}
-
 /* The rows of the super-rows in their new order (order[q] = super-row s):
- * perm and the new sr_ptr (new_ptr, nsr + 1 entries). Inside a super-row
- * the rows go by the mean new position of the super-rows their entries
- * reach (then by index), so a super-row's rows that link to the super-rows
- * placed before it come first, whichever way the RCM ran. */
-static psl_status place_rows(int32_t n, const int64_t *rp, const int32_t *ci,
-                             const int32_t *sr_ptr, const int32_t *sr_of_row, int32_t nsr,
-                             const int32_t *order, int32_t *perm, int32_t *new_ptr)
+ * perm and the new sr_ptr (new_ptr, nsr + 1 entries). A super-row keeps
+ * its rows in their order, or reverses them when the later ones reach the
+ * super-rows placed before it (the covariance of a row's index and the
+ * mean new position of the super-rows its entries reach is negative), so
+ * that a super-row placed in reverse has its rows reversed too. */
+static psl_status place_rows(const int64_t *rp, const int32_t *ci, const int32_t *sr_ptr,
+                             const int32_t *sr_of_row, int32_t nsr, const int32_t *order,
+                             int32_t *perm, int32_t *new_ptr)
 {
     int32_t *pos = NULL;
-    placed_row *rows = NULL;
-    psl_status st;
-    if ((st = psl_alloc((void **)&pos, (size_t)nsr, sizeof *pos, "band-k positions")) !=
-            PSL_OK ||
-        (st = psl_alloc((void **)&rows, (size_t)n, sizeof *rows, "band-k rows")) != PSL_OK)
-        goto out;
+    PSL_TRY(psl_alloc((void **)&pos, (size_t)nsr, sizeof *pos, "band-k positions"));
     for (int32_t q = 0; q < nsr; q++)
         pos[order[q]] = q;
     int32_t r = 0;
     for (int32_t q = 0; q < nsr; q++) {
-        const int32_t s = order[q];
-        new_ptr[q] = r;
-        for (int32_t i = sr_ptr[s]; i < sr_ptr[s + 1]; i++, r++) {
+        const int32_t s = order[q], a = sr_ptr[s], b = sr_ptr[s + 1];
+        const double mid = (a + b - 1) / 2.0;
+        double cov = 0;
+        for (int32_t i = a; i < b; i++) {
             double sum = 0;
             for (int64_t e = rp[i]; e < rp[i + 1]; e++)
-                sum += pos[sr_of_row[ci[e]]];
-            rows[r].reach = rp[i + 1] > rp[i] ? sum / (double)(rp[i + 1] - rp[i]) : q;
-            rows[r].row = i;
+                sum += pos[sr_of_row[ci[e]]] - q;
+            if (rp[i + 1] > rp[i])
+                cov += (i - mid) * sum / (double)(rp[i + 1] - rp[i]);
         }
-        qsort(rows + new_ptr[q], (size_t)(r - new_ptr[q]), sizeof *rows, cmp_placed);
+        new_ptr[q] = r;
+        for (int32_t i = a; i < b; i++)
+            perm[r++] = cov < 0 ? a + b - 1 - i : i;
     }
-    new_ptr[nsr] = n;
-    for (int32_t i = 0; i < n; i++)
-        perm[i] = rows[i].row;
-out:
+    new_ptr[nsr] = sr_ptr[nsr];
     free(pos);
-    free(rows);
-    return st;
+    return PSL_OK;
 }
 
 /* Band-k over the grouping p (psl_csrk_pointers' layout, k = 2 or 3, nsr
@@ -396,7 +377,7 @@ static psl_status bandk(int32_t n, const int64_t *rp, const int32_t *ci, int32_t
         final_order = new_order;
     }
     /* uncoarsen: each super-row's rows contiguous */
-    st = place_rows(n, rp, ci, sr_ptr, sr_of_row, nsr, final_order, perm, new_ptr);
+    st = place_rows(rp, ci, sr_ptr, sr_of_row, nsr, final_order, perm, new_ptr);
     if (st == PSL_OK)
         memcpy(p, new_ptr, (size_t)psl_csrk_ptr_count(k, nsr, nssr) * sizeof *p);
 out:
