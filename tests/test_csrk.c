@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codec/half.h"
+#include "csrk_fixture.h"
 #include "format/csrk/csrk.h"
 #include "format/format_ops.h"
 #include "harness.h"
@@ -51,16 +52,7 @@ static void *make_vec(int64_t n, psl_scalar t, unsigned long long seed)
 static psl_matrix *convert_csrk(const psl_matrix *src, psl_scalar vt, int32_t k, int32_t sr,
                                 int32_t ssr)
 {
-    psl_convert_options opt;
-    psl_convert_options_init(&opt);
-    opt.format = PSL_FORMAT_CSRK;
-    opt.value_type = vt;
-    opt.csrk_k = k;
-    opt.csrk_sr_rows = sr;
-    opt.csrk_ssr_srs = ssr;
-    psl_matrix *A = NULL;
-    CHECK_OK(psl_matrix_convert(&A, src, &opt));
-    return A;
+    return csrk_convert(src, PSL_CSRK_REORDER_NONE, k, sr, ssr, vt);
 }
 
 /* The grouping of one level: first[0..ng] from 0 to n strictly increasing

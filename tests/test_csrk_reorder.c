@@ -10,11 +10,12 @@
  * estimate, the binary file, out-of-memory injection and bad input.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "codec/half.h"
+#include "csrk_fixture.h"
 #include "harness.h"
 #include "kernels/kernels.h"
 #include "packsell.h"
 #include "same_csr.h"
+#include "spmv_fixture.h"
 
 #include <math.h>
 #include <omp.h>
@@ -98,22 +99,6 @@ static int64_t csrk_bandwidth(const psl_matrix *A)
     CHECK_OK(psl_matrix_get_info(A, &in));
     CHECK_OK(psl_matrix_csrk_view(A, NULL, &rp, &ci, NULL, NULL, NULL, NULL, NULL, NULL));
     return bandwidth(in.nrows, rp, ci);
-}
-
-static psl_matrix *convert(const psl_matrix *src, psl_csrk_reorder how, int32_t k, int32_t sr,
-                           int32_t ssr, psl_scalar vt)
-{
-    psl_convert_options opt;
-    psl_convert_options_init(&opt);
-    opt.format = PSL_FORMAT_CSRK;
-    opt.value_type = vt;
-    opt.csrk_k = k;
-    opt.csrk_sr_rows = sr;
-    opt.csrk_ssr_srs = ssr;
-    opt.csrk_reorder = how;
-    psl_matrix *A = NULL;
-    CHECK_OK(psl_matrix_convert(&A, src, &opt));
-    return A;
 }
 
 /* A fixed-seed Fisher-Yates shuffle of 0..n-1. */
@@ -244,7 +229,7 @@ TEST(rcm_path_of_six)
     CHECK(csr_bandwidth(A) == 5);
     for (int how = PSL_CSRK_REORDER_RCM; how <= PSL_CSRK_REORDER_BANDK; how++)
         for (int32_t k = 1; k <= 3; k++) {
-            psl_matrix *R = convert(A, (psl_csrk_reorder)how, k, 0, 0, PSL_FP64);
+            psl_matrix *R = csrk_convert(A, (psl_csrk_reorder)how, k, 0, 0, PSL_FP64);
             if (!R)
                 continue;
             CHECK_MSG(csrk_bandwidth(R) == 1, "how %d k %d: bandwidth %lld", how, (int)k,
@@ -257,7 +242,7 @@ TEST(rcm_path_of_six)
     for (int e = 0; e < 5; e++)
         ui[e] = p[e], uj[e] = p[e + 1];
     psl_matrix *N = csr_of_edges(6, 6, ui, uj, 5, true);
-    psl_matrix *R = N ? convert(N, PSL_CSRK_REORDER_RCM, 1, 0, 0, PSL_FP64) : NULL;
+    psl_matrix *R = N ? csrk_convert(N, PSL_CSRK_REORDER_RCM, 1, 0, 0, PSL_FP64) : NULL;
     if (R) {
         CHECK(csrk_bandwidth(R) == 1);
         check_permutation("one-way path", N, R);
@@ -281,7 +266,7 @@ TEST(bijection_on_random_matrices)
                 for (int32_t k = 1; k <= 3; k++) {
                     const int32_t sr = k >= 2 ? 3 : 0, ssr = k == 3 ? 2 : 0;
                     for (int model = 0; model < 2; model++) {
-                        psl_matrix *R = convert(A, (psl_csrk_reorder)how, k, model ? 0 : sr,
+                        psl_matrix *R = csrk_convert(A, (psl_csrk_reorder)how, k, model ? 0 : sr,
                                                 model ? 0 : ssr, PSL_FP64);
                         if (!R)
                             continue;
@@ -311,7 +296,7 @@ TEST(rcm_on_scrambled_laplacian)
     const int64_t before = S ? csr_bandwidth(S) : 0;
     CHECK_MSG(before > n / 2, "the shuffle left bandwidth %lld", (long long)before);
     for (int32_t k = 1; k <= 3 && S; k++) {
-        psl_matrix *R = convert(S, PSL_CSRK_REORDER_RCM, k, 0, 0, PSL_FP64);
+        psl_matrix *R = csrk_convert(S, PSL_CSRK_REORDER_RCM, k, 0, 0, PSL_FP64);
         if (!R)
             continue;
         const int64_t after = csrk_bandwidth(R);
@@ -343,7 +328,7 @@ TEST(rcm_on_scrambled_laplacian)
     free(ej);
     const int64_t b_before = B ? csr_bandwidth(B) : 0;
     for (int32_t k = 2; k <= 3 && B; k++) {
-        psl_matrix *R = convert(B, PSL_CSRK_REORDER_BANDK, k, 40, k == 3 ? 2 : 0, PSL_FP64);
+        psl_matrix *R = csrk_convert(B, PSL_CSRK_REORDER_BANDK, k, 40, k == 3 ? 2 : 0, PSL_FP64);
         if (!R)
             continue;
         const int64_t after = csrk_bandwidth(R);
@@ -366,8 +351,8 @@ TEST(rcm_on_scrambled_laplacian)
 static void check_bandk_groups(const char *what, const psl_matrix *src, int32_t k, int32_t sr,
                                int32_t ssr)
 {
-    psl_matrix *U = convert(src, PSL_CSRK_REORDER_NONE, k, sr, ssr, PSL_FP64);
-    psl_matrix *R = convert(src, PSL_CSRK_REORDER_BANDK, k, sr, ssr, PSL_FP64);
+    psl_matrix *U = csrk_convert(src, PSL_CSRK_REORDER_NONE, k, sr, ssr, PSL_FP64);
+    psl_matrix *R = csrk_convert(src, PSL_CSRK_REORDER_BANDK, k, sr, ssr, PSL_FP64);
     if (!U || !R)
         goto done;
     int32_t ku, kr, nsu, nsr, nssu, nssr;
@@ -464,10 +449,10 @@ TEST(bandk_keeps_groups_contiguous)
     }
 }
 
-/* y = alpha A x + beta y in FP64, A's FP64 CSR in the caller's numbering,
- * x and y of vec type t (exact for the integer data of these tests). */
-static void reference_spmv(const psl_matrix *A, double alpha, const void *x, double beta,
-                           void *y, psl_scalar t)
+/* out = alpha A x + beta y0 in FP64, A's FP64 CSR in the caller's
+ * numbering, stored as type t (exact for the integer data of these tests). */
+static void reference_spmv(const psl_matrix *A, double alpha, const tvec *x, double beta,
+                           const tvec *y0, void *out)
 {
     psl_matrix_info in;
     const int64_t *rp;
@@ -477,43 +462,19 @@ static void reference_spmv(const psl_matrix *A, double alpha, const void *x, dou
     CHECK_OK(psl_matrix_csr_view(A, &rp, &ci, &v));
     for (int32_t i = 0; i < in.nrows; i++) {
         double s = 0;
-        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
-            const int32_t j = ci[e];
-            const double xj = t == PSL_FP64   ? ((const double *)x)[j]
-                              : t == PSL_FP32 ? ((const float *)x)[j]
-                                              : psl_half_to_float(((const uint16_t *)x)[j]);
-            s += v[e] * xj;
-        }
-        double r = alpha * s;
-        if (beta != 0)
-            r += beta * (t == PSL_FP64   ? ((double *)y)[i]
-                         : t == PSL_FP32 ? ((float *)y)[i]
-                                         : psl_half_to_float(((uint16_t *)y)[i]));
-        if (t == PSL_FP64)
-            ((double *)y)[i] = r;
-        else if (t == PSL_FP32)
-            ((float *)y)[i] = (float)r;
-        else
-            ((uint16_t *)y)[i] = psl_float_to_half((float)r);
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++)
+            s += v[e] * x->d[ci[e]];
+        put_val(out, i, x->t, alpha * s + (beta != 0 ? beta * y0->d[i] : 0));
     }
 }
 
-static size_t vsize(psl_scalar t) { return t == PSL_FP64 ? 8 : t == PSL_FP32 ? 4 : 2; }
-
 /* n small integers (or NaN) of vec type t. */
-static void *int_vec(int32_t n, psl_scalar t, unsigned long long seed, bool nan)
+static tvec int_vec(int32_t n, psl_scalar t, unsigned long long seed, bool nan)
 {
-    void *p = malloc((size_t)(n ? n : 1) * vsize(t));
-    for (int32_t i = 0; i < n; i++) {
-        float f = nan ? NAN : (float)((int)(psl_test_uniform(&seed) * 9) - 4);
-        if (t == PSL_FP64)
-            ((double *)p)[i] = f;
-        else if (t == PSL_FP32)
-            ((float *)p)[i] = f;
-        else
-            ((uint16_t *)p)[i] = psl_float_to_half(f);
-    }
-    return p;
+    tvec v = tvec_random(t, n, seed);
+    for (int32_t i = 0; i < n; i++)
+        tvec_set(&v, i, nan ? NAN : (double)((int)(psl_test_uniform(&seed) * 9) - 4));
+    return v;
 }
 
 /* (e) psl_spmv on a reordered matrix: the bits of the FP64 product in the
@@ -536,7 +497,7 @@ TEST(spmv_matches_fp64_product)
         for (int how = PSL_CSRK_REORDER_RCM; how <= PSL_CSRK_REORDER_BANDK; how++)
             for (int32_t k = 1; k <= 3; k++)
                 for (int vt = PSL_FP64; vt <= PSL_FP16; vt++) {
-                    psl_matrix *R = convert(mats[m], (psl_csrk_reorder)how, k, 0, 0,
+                    psl_matrix *R = csrk_convert(mats[m], (psl_csrk_reorder)how, k, 0, 0,
                                             (psl_scalar)vt);
                     if (!R)
                         continue;
@@ -544,20 +505,20 @@ TEST(spmv_matches_fp64_product)
                         for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++)
                             for (int kern = 0; kern < 2; kern++) {
                                 const psl_scalar st = (psl_scalar)t;
-                                void *x = int_vec(n, st, 11 + c, false);
-                                void *y = int_vec(n, st, 17 + c, ab[c][1] == 0);
-                                void *want = int_vec(n, st, 17 + c, ab[c][1] == 0);
-                                reference_spmv(mats[m], ab[c][0], x, ab[c][1], want, st);
-                                CHECK_OK(psl_spmv_named(kernels[kern], ab[c][0], R, x,
-                                                        ab[c][1], y, st));
-                                CHECK_MSG(memcmp(y, want, (size_t)n * vsize(st)) == 0,
+                                tvec x = int_vec(n, st, 11 + c, false);
+                                tvec y = int_vec(n, st, 17 + c, ab[c][1] == 0);
+                                tvec want = int_vec(n, st, 17 + c, ab[c][1] == 0);
+                                reference_spmv(mats[m], ab[c][0], &x, ab[c][1], &y, want.p);
+                                CHECK_OK(psl_spmv_named(kernels[kern], ab[c][0], R, x.p,
+                                                        ab[c][1], y.p, st));
+                                CHECK_MSG(tvec_same_bits(y.p, want.p, st, n),
                                           "matrix %d how %d k %d values %d vec %d alpha %g "
                                           "beta %g kernel %s: not the FP64 product",
                                           m, how, (int)k, vt, t, ab[c][0], ab[c][1],
                                           kernels[kern]);
-                                free(x);
-                                free(y);
-                                free(want);
+                                tvec_free(&x);
+                                tvec_free(&y);
+                                tvec_free(&want);
                             }
                     psl_matrix_destroy(&R);
                 }
@@ -577,7 +538,7 @@ TEST(spmv_matches_fp64_product)
         unsigned long long seed = 3;
         for (int32_t i = 0; i < n; i++)
             x[i] = psl_test_uniform(&seed) - 0.5, y[i] = psl_test_uniform(&seed);
-        psl_matrix *R = convert(A, PSL_CSRK_REORDER_BANDK, 3, 0, 0, PSL_FP64);
+        psl_matrix *R = csrk_convert(A, PSL_CSRK_REORDER_BANDK, 3, 0, 0, PSL_FP64);
         double *y0 = malloc((size_t)n * sizeof *y0);
         memcpy(y0, y, (size_t)n * sizeof *y);
         if (R)
@@ -608,17 +569,19 @@ TEST(permutation_is_applied)
     psl_matrix *A = random_square(300, 5, 77);
     if (!A)
         return;
-    psl_matrix *R = convert(A, PSL_CSRK_REORDER_RCM, 3, 4, 2, PSL_FP64);
+    psl_matrix *R = csrk_convert(A, PSL_CSRK_REORDER_RCM, 3, 4, 2, PSL_FP64);
     if (!R) {
         psl_matrix_destroy(&A);
         return;
     }
     const int32_t n = 300;
-    double *x = int_vec(n, PSL_FP64, 5, false), *y = calloc(n, sizeof *y);
-    double *want = calloc(n, sizeof *want), *stored = calloc(n, sizeof *stored);
+    tvec xv = int_vec(n, PSL_FP64, 5, false);
     for (int32_t i = 0; i < n; i++)
-        x[i] = i + 1; /* distinct entries: any misplaced one shows */
-    reference_spmv(A, 1, x, 0, want, PSL_FP64);
+        tvec_set(&xv, i, i + 1); /* distinct entries: any misplaced one shows */
+    const double *x = xv.d;
+    double *y = calloc(n, sizeof *y), *want = calloc(n, sizeof *want);
+    double *stored = calloc(n, sizeof *stored);
+    reference_spmv(A, 1, &xv, 0, NULL, want);
     CHECK_OK(psl_spmv(1, R, x, 0, y, PSL_FP64));
     CHECK(memcmp(y, want, n * sizeof *y) == 0);
     /* the stored arrays taken as the caller's matrix: another product */
@@ -638,7 +601,7 @@ TEST(permutation_is_applied)
     for (int32_t i = 0; i < n; i++)
         moved += perm[i] != i;
     CHECK(moved > n / 2);
-    free(x);
+    tvec_free(&xv);
     free(y);
     free(want);
     free(stored);
@@ -655,11 +618,8 @@ TEST(threads_and_estimate)
     const int32_t n = 30000;
     for (int how = PSL_CSRK_REORDER_RCM; how <= PSL_CSRK_REORDER_BANDK; how++)
         for (int32_t k = 1; k <= 3; k++) {
-            psl_convert_options opt;
-            psl_convert_options_init(&opt);
-            opt.format = PSL_FORMAT_CSRK;
-            opt.csrk_k = k;
-            opt.csrk_reorder = (psl_csrk_reorder)how;
+            const psl_convert_options opt =
+                csrk_options((psl_csrk_reorder)how, k, 0, 0, PSL_FP64);
             psl_matrix *R = NULL;
             CHECK_OK(psl_matrix_convert(&R, A, &opt));
             if (!R)
@@ -699,7 +659,7 @@ TEST(threads_and_estimate)
 TEST(binary_round_trip)
 {
     psl_matrix *A = random_square(500, 5, 21);
-    psl_matrix *R = A ? convert(A, PSL_CSRK_REORDER_BANDK, 3, 5, 3, PSL_FP32) : NULL;
+    psl_matrix *R = A ? csrk_convert(A, PSL_CSRK_REORDER_BANDK, 3, 5, 3, PSL_FP32) : NULL;
     char path[] = "/tmp/test_csrk_reorder_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -715,12 +675,12 @@ TEST(binary_round_trip)
             CHECK_OK(psl_matrix_csrk_perm_view(B, &p2, &i2));
             CHECK(p2 && i2 && memcmp(p1, p2, 500 * sizeof *p1) == 0 &&
                   memcmp(i1, i2, 500 * sizeof *i1) == 0);
-            float *x = int_vec(500, PSL_FP32, 1, false), *y1 = calloc(500, 4),
-                  *y2 = calloc(500, 4);
-            CHECK_OK(psl_spmv(1, R, x, 0, y1, PSL_FP32));
-            CHECK_OK(psl_spmv(1, B, x, 0, y2, PSL_FP32));
+            tvec x = int_vec(500, PSL_FP32, 1, false);
+            float *y1 = calloc(500, 4), *y2 = calloc(500, 4);
+            CHECK_OK(psl_spmv(1, R, x.p, 0, y1, PSL_FP32));
+            CHECK_OK(psl_spmv(1, B, x.p, 0, y2, PSL_FP32));
             CHECK(memcmp(y1, y2, 500 * 4) == 0);
-            free(x);
+            tvec_free(&x);
             free(y1);
             free(y2);
         }
@@ -755,13 +715,8 @@ TEST(out_of_memory)
     for (int how = PSL_CSRK_REORDER_RCM; how <= PSL_CSRK_REORDER_BANDK; how++) {
         int ok = 0;
         for (int64_t fail = 0; fail < 80 && !ok; fail++) {
-            psl_convert_options opt;
-            psl_convert_options_init(&opt);
-            opt.format = PSL_FORMAT_CSRK;
-            opt.csrk_k = 3;
-            opt.csrk_sr_rows = 4;
-            opt.csrk_ssr_srs = 3;
-            opt.csrk_reorder = (psl_csrk_reorder)how;
+            const psl_convert_options opt =
+                csrk_options((psl_csrk_reorder)how, 3, 4, 3, PSL_FP64);
             psl_matrix *R = NULL;
             psl_matrix_info est;
             CHECK_OK(psl_debug_fail_alloc_after(fail));
@@ -796,13 +751,10 @@ TEST(bad_input)
     psl_matrix *A = random_square(10, 3, 1);
     if (!W || !A)
         goto done;
-    psl_convert_options opt;
+    psl_convert_options opt = csrk_options(PSL_CSRK_REORDER_RCM, 3, 0, 0, PSL_FP64);
     psl_matrix_info info;
     psl_matrix *out = (psl_matrix *)&opt; /* not NULL: the call must reset it */
     /* non-square */
-    psl_convert_options_init(&opt);
-    opt.format = PSL_FORMAT_CSRK;
-    opt.csrk_reorder = PSL_CSRK_REORDER_RCM;
     CHECK_ST(psl_matrix_convert(&out, W, &opt), PSL_ERR_INVALID_VALUE);
     CHECK(out == NULL);
     CHECK(strstr(psl_last_error_message(), "square") != NULL);
@@ -838,10 +790,7 @@ TEST(bad_input)
         const double v[3] = {1, 1e6, 1};
         CHECK_OK(psl_matrix_create_csr(&big, 3, 3, rp, ci, v, PSL_FP64, 0, 0));
     }
-    psl_convert_options_init(&opt);
-    opt.format = PSL_FORMAT_CSRK;
-    opt.value_type = PSL_FP16;
-    opt.csrk_reorder = PSL_CSRK_REORDER_RCM;
+    opt = csrk_options(PSL_CSRK_REORDER_RCM, 3, 0, 0, PSL_FP16);
     out = (psl_matrix *)&opt;
     CHECK_ST(psl_matrix_convert(&out, big, &opt), PSL_ERR_CODEC_OVERFLOW);
     CHECK(out == NULL);
@@ -849,7 +798,7 @@ TEST(bad_input)
               psl_last_error_message());
     psl_matrix_destroy(&big);
     /* a reordered matrix has no device form (yet) */
-    psl_matrix *R = convert(A, PSL_CSRK_REORDER_RCM, 2, 0, 0, PSL_FP64);
+    psl_matrix *R = csrk_convert(A, PSL_CSRK_REORDER_RCM, 2, 0, 0, PSL_FP64);
     psl_dmatrix *d = NULL;
     if (R) {
         psl_status st = psl_dmatrix_upload(&d, R, NULL);
@@ -862,7 +811,7 @@ TEST(bad_input)
     psl_matrix *E = NULL;
     const int64_t rp0[1] = {0};
     CHECK_OK(psl_matrix_create_csr(&E, 0, 0, rp0, NULL, NULL, PSL_FP64, 0, 0));
-    psl_matrix *RE = E ? convert(E, PSL_CSRK_REORDER_BANDK, 3, 0, 0, PSL_FP64) : NULL;
+    psl_matrix *RE = E ? csrk_convert(E, PSL_CSRK_REORDER_BANDK, 3, 0, 0, PSL_FP64) : NULL;
     const int32_t *perm = (const int32_t *)&opt;
     if (RE) {
         CHECK_OK(psl_matrix_csrk_perm_view(RE, &perm, NULL));

@@ -319,16 +319,22 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     return PSL_OK;
 }
 
+/* A is a CSR-k handle; who names the public call in the error. */
+static psl_status check_csrk(const psl_matrix *A, const char *who)
+{
+    PSL_TRY(psl_matrix_check(A));
+    if (A->format != PSL_FORMAT_CSRK)
+        return psl_error(PSL_ERR_WRONG_FORMAT, "%s needs a CSR-k matrix (this one is %s)", who,
+                         psl_format_display(A->format));
+    return PSL_OK;
+}
+
 psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t **row_ptr,
                                 const int32_t **col_idx, const void **values,
                                 psl_scalar *value_type, int32_t *nsr, const int32_t **sr_ptr,
                                 int32_t *nssr, const int32_t **ssr_ptr)
 {
-    PSL_TRY(psl_matrix_check(A));
-    if (A->format != PSL_FORMAT_CSRK)
-        return psl_error(PSL_ERR_WRONG_FORMAT,
-                         "psl_matrix_csrk_view needs a CSR-k matrix (this one is %s)",
-                         psl_format_display(A->format));
+    PSL_TRY(check_csrk(A, "psl_matrix_csrk_view"));
     if (k)
         *k = psl_csrk_levels(A);
     if (row_ptr)
@@ -353,11 +359,7 @@ psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t *
 psl_status psl_matrix_csrk_perm_view(const psl_matrix *A, const int32_t **perm,
                                      const int32_t **inv)
 {
-    PSL_TRY(psl_matrix_check(A));
-    if (A->format != PSL_FORMAT_CSRK)
-        return psl_error(PSL_ERR_WRONG_FORMAT,
-                         "psl_matrix_csrk_perm_view needs a CSR-k matrix (this one is %s)",
-                         psl_format_display(A->format));
+    PSL_TRY(check_csrk(A, "psl_matrix_csrk_perm_view"));
     if (perm)
         *perm = psl_csrk_perm(A);
     if (inv)
