@@ -279,6 +279,17 @@ TEST(bijection_on_random_matrices)
                 }
             psl_matrix_destroy(&A);
         }
+    /* no entries at all: every row its own component */
+    psl_matrix *Z = csr_of_edges(50, 50, NULL, NULL, 0, false);
+    for (int how = PSL_CSRK_REORDER_RCM; Z && how <= PSL_CSRK_REORDER_BANDK; how++)
+        for (int32_t k = 1; k <= 3; k++) {
+            psl_matrix *R = csrk_convert(Z, (psl_csrk_reorder)how, k, k >= 2 ? 3 : 0,
+                                         k == 3 ? 2 : 0, PSL_FP32);
+            if (R)
+                check_permutation("no entries", Z, R);
+            psl_matrix_destroy(&R);
+        }
+    psl_matrix_destroy(&Z);
 }
 
 /* (c) a 2D Laplacian shuffled with a fixed seed: RCM brings the bandwidth

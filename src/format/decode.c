@@ -3,10 +3,12 @@
  * original row order, with the values exactly as stored (FP32, FP16, BF16 or
  * the PackSELL codec, decoded exactly), explicit zeros kept and padding and
  * dummy words dropped, and a format's own numbering (CSR-k's locality
- * reordering, psl_format_ops.reorder_perm) undone. Each format's walker of one stored row (its
- * psl_format_ops.walk_row) gives the entries; the result goes through
- * psl_csr_adopt with PSL_CSR_STRICT, so a damaged handle (unsorted or
- * out-of-range columns, Inf bit patterns) is reported, not passed on.
+ * reordering, psl_format_ops.reorder_perm) undone. Each format's walker of
+ * one stored row (its psl_format_ops.walk_row) gives the entries; the
+ * result goes through psl_csr_adopt with PSL_CSR_STRICT (which sorts
+ * nothing: a reordered matrix's renumbered columns are sorted there
+ * instead), so a damaged handle (unsorted or out-of-range columns, Inf bit
+ * patterns) is reported, not passed on.
  */
 #include "format/build.h"
 #include "format/format.h"

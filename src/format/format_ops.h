@@ -11,11 +11,12 @@
  *   2. a folder src/format/<name>/ with its build, decode, validation,
  *      statistics and a <name>_ops.c defining `const psl_format_ops
  *      psl_<name>_ops` (every entry filled but estimate, reorder_perm and
- *      release, see below). Arrays that are none of struct psl_matrix's go in a struct
- *      of the folder's own behind A->payload (freed by release); new
- *      binary-file array ids take the next free number (io/binfile_format.h
- *      lists the taken ones); CMake compiles every src/format/<name>/
- *      itself (its .c files, and its .cu files in a CUDA build);
+ *      release, see below). Arrays that are none of struct psl_matrix's
+ *      go in a struct of the folder's own behind A->payload (freed by
+ *      release); new binary-file array ids take the next free number
+ *      (io/binfile_format.h lists the taken ones); CMake compiles every
+ *      src/format/<name>/ itself (its .c files, and its .cu files in a
+ *      CUDA build);
  *   3. one line `X(PSL_FORMAT_<NAME>, psl_<name>_ops)` in registry.c.
  * The device side goes through the table for SpMV, upload, download and
  * workspace (cuda_*, NULL for a format without a device form); the device
