@@ -360,6 +360,30 @@ psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,
 /* Destroy a matrix and set *A to NULL (NULL or *A == NULL: no-op). */
 void psl_matrix_destroy(psl_matrix **A);
 
+/* Locality reorderings of a CSR-k matrix (psl_convert_options.csrk_reorder).
+ * Both work on the pattern of A + A^T (nonsymmetric patterns are
+ * symmetrized; values play no part), are deterministic (ties broken by the
+ * lower index) and take about linear time. */
+typedef enum psl_csrk_reorder {
+    PSL_CSRK_REORDER_NONE = 0,  /* the caller's rows, as they are (default) */
+    PSL_CSRK_REORDER_RCM = 1,   /* reverse Cuthill-McKee on the rows: each
+                                   connected component from a pseudo-peripheral
+                                   row (lowest degree, then George-Liu), then
+                                   the rows regrouped as without reordering */
+    PSL_CSRK_REORDER_BANDK = 2  /* band-k: rows grouped into super-rows (and
+                                   super-super-rows for k = 3) as without
+                                   reordering, RCM on the graph of the groups of
+                                   each level (two groups adjacent when an entry
+                                   links them), the groups placed in that order
+                                   with each group's rows kept contiguous (in
+                                   their order, or reversed when the group is
+                                   placed the other way round); the
+                                   groups stay the matrix's groups, so band-k
+                                   keeps the locality the given row order has
+                                   inside a group. With one level (k = 1, or a
+                                   matrix of one super-row) it is RCM */
+} psl_csrk_reorder;
+
 /* Largest slice height C of psl_convert_options: a slice taller than any
  * kernel uses only pads (a 3-row matrix with C = 10^9 would be 10^9 padded
  * rows), so larger is refused. */
@@ -388,6 +412,10 @@ typedef struct psl_convert_options {
                                  tuning model (psl_csrk_model_sizes) */
     int32_t csrk_ssr_srs;     /* target super-rows per super-super-row (k = 3),
                                  >= 1; 0: from the tuning model */
+    psl_csrk_reorder csrk_reorder; /* locality reordering of the rows and
+                                 columns (square matrices only; see below);
+                                 default PSL_CSRK_REORDER_NONE. Any other value
+                                 with a format other than CSR-k is refused */
 } psl_convert_options;
 
 void psl_convert_options_init(psl_convert_options *opt);
@@ -414,7 +442,24 @@ void psl_convert_options_init(psl_convert_options *opt);
  * or a group of up to 32 lanes to each row (the model's lanes for d).
  * Rows summed by one thread have the bits of psl_spmv; rows of several
  * lanes are summed in a fixed order of their own (deterministic, not the
- * CPU's bits). */
+ * CPU's bits).
+ *
+ * With a locality reordering (csrk_reorder, square matrices only) the matrix
+ * holds the CSR arrays of P A P^T instead (stored row and column i are the
+ * caller's row and column perm[i]; columns sorted in the new numbering) plus
+ * perm and its inverse, 8 bytes a row (psl_matrix_csrk_perm_view;
+ * psl_matrix_info.csrk_perm_bytes). psl_spmv, psl_matrix_to_csr and
+ * psl_matrix_row_order still speak the caller's numbering: psl_spmv gathers
+ * x into a workspace in the new order, runs the kernel and scatters the rows
+ * into y, y[perm[i]] = alpha (P A P^T P x)_i + beta y[perm[i]], each row
+ * summed as the kernel sums it (in the new column order, so the bits of a
+ * row can differ from those without reordering). The workspace, ncols +
+ * nrows vector elements, is allocated and freed on each call (concurrent
+ * calls on one matrix stay safe; psl_spmv can then fail with
+ * PSL_ERR_OUT_OF_MEMORY). psl_matrix_to_csr gives A in the caller's
+ * numbering. Such a matrix has no device form yet: psl_dmatrix_upload
+ * refuses it (PSL_ERR_UNSUPPORTED). Binary files keep perm and its inverse
+ * (a reader older than this library refuses such a file). */
 
 /* Device kinds of the CSR-k tuning model. */
 typedef enum psl_csrk_device {
@@ -451,6 +496,15 @@ psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t *
                                 psl_scalar *value_type, int32_t *nsr, const int32_t **sr_ptr,
                                 int32_t *nssr, const int32_t **ssr_ptr);
 
+/* The locality reordering of a CSR-k matrix (host memory, owned by A, valid
+ * until it is destroyed): perm[i] is the caller's row and column of stored
+ * row and column i, inv[j] the stored index of the caller's j (nrows int32
+ * each). Both NULL when A has no reordering. Any output pointer may be NULL.
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_HANDLE,
+ * PSL_ERR_WRONG_FORMAT (A is not CSR-k). */
+psl_status psl_matrix_csrk_perm_view(const psl_matrix *A, const int32_t **perm,
+                                     const int32_t **inv);
+
 /* Convert an FP64 CSR matrix into the format of *opt (a new handle; src is
  * not changed). Values are rounded from FP64 round-to-nearest-even. */
 psl_status psl_matrix_convert(psl_matrix **out, const psl_matrix *src,
@@ -467,13 +521,16 @@ psl_status psl_matrix_csr_view(const psl_matrix *A, const int64_t **row_ptr,
                                const int32_t **col_idx, const double **values);
 
 /* Map from stored row to original row: order[i] is the original row of
- * stored row i (identity for CSR). order has nrows entries. With explicit
+ * stored row i (identity for CSR; perm for a CSR-k matrix with a locality
+ * reordering, whose psl_spmv still writes y in the original order, as an
+ * implicit permutation does). order has nrows entries. With explicit
  * permutation y_stored[i] == y_original[order[i]]. */
 psl_status psl_matrix_row_order(const psl_matrix *A, int32_t *order);
 
 /* Statistics of a matrix. "bytes" are the bytes an SpMV reads for the matrix
- * itself: values + columns + row pointers (CSR; CSR-k adds sr_ptr and
- * ssr_ptr, csr_bytes being its CSR arrays alone); values + columns + slice
+ * itself: values + columns + row pointers (CSR; CSR-k adds sr_ptr,
+ * ssr_ptr and a reordering's perm and inverse, csrk_perm_bytes, csr_bytes
+ * being its CSR arrays alone); values + columns + slice
  * offsets + perm (SELL); words + slice offsets + perm (PackSELL; perm only
  * for implicit permutation). sell_bytes and csr_bytes are the same for SELL
  * (same C, sigma, no dummies) and CSR with values of the equivalent IEEE
@@ -503,7 +560,10 @@ typedef struct psl_matrix_info {
     int32_t csrk_k;          /* levels stored, 1, 2 or 3 (at most those asked for) */
     int32_t csrk_super_rows; /* super-rows nsr (0 for k = 1) */
     int32_t csrk_super_super_rows; /* super-super-rows nssr (k = 3) */
-    int64_t csrk_overhead_bytes;   /* bytes of sr_ptr and ssr_ptr: bytes - csr_bytes */
+    int64_t csrk_overhead_bytes;   /* bytes of sr_ptr and ssr_ptr: bytes - csr_bytes
+                                      - csrk_perm_bytes */
+    int64_t csrk_perm_bytes;       /* bytes of the locality reordering's perm and
+                                      its inverse (8 a row; 0 without one) */
 } psl_matrix_info;
 
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
@@ -512,7 +572,9 @@ psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);
  * opt) -- words, dummies, padding, bytes, the equivalent SELL/CSR bytes --
  * without building the matrix: O(nnz) time, O(nrows) memory. Values are not
  * rounded, so overflow is not detected and underflows is 0. Cheap enough to
- * compare formats and codecs (e.g. the dummies each D would add). */
+ * compare formats and codecs (e.g. the dummies each D would add). A CSR-k
+ * locality reordering is computed (its grouping depends on it): O(nnz)
+ * memory then, for the graph of the rows. */
 psl_status psl_matrix_estimate(const psl_matrix *src, const psl_convert_options *opt,
                                psl_matrix_info *info);
 
@@ -840,7 +902,9 @@ typedef struct psl_dmatrix psl_dmatrix;
  * rows per multiprocessor, slices up to 32 positions) a copy of the slices
  * padded to one width, at most a few MB, so that the kernels skip a load.
  * The PSL_CUDA_* options (see options) force kernel forms; an invalid one
- * fails with PSL_ERR_INVALID_VALUE (also in psl_dmatrix_convert). */
+ * fails with PSL_ERR_INVALID_VALUE (also in psl_dmatrix_convert). A CSR-k
+ * matrix with a locality reordering (csrk_reorder) has no device form yet:
+ * PSL_ERR_UNSUPPORTED, *dA left NULL. */
 psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
 
 /* A CSR matrix whose arrays are in device memory (0-based), the input of

@@ -72,6 +72,7 @@ typedef struct psl_convert_options {
     int32_t csrk_k;
     int32_t csrk_sr_rows;
     int32_t csrk_ssr_srs;
+    int32_t csrk_reorder;
     ...;
 } psl_convert_options;
 void psl_convert_options_init(psl_convert_options *opt);
@@ -106,6 +107,7 @@ typedef struct psl_matrix_info {
     int32_t csrk_super_rows;
     int32_t csrk_super_super_rows;
     int64_t csrk_overhead_bytes;
+    int64_t csrk_perm_bytes;
     ...;
 } psl_matrix_info;
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);

@@ -5,11 +5,13 @@
  * row), the tuning model, the CPU kernel bitwise against the reference CSR
  * kernel on generated and real matrices in FP64/FP32/FP16 values with every
  * vector type, the CSR arrays given as they are to our CSR SpMV, the
- * binary-file round trip and damaged files, bad parameters, and the memory
- * overhead (< 2% of CSR).
+ * binary-file round trip and damaged files, bad parameters, the memory
+ * overhead (< 2% of CSR), and the command line (--csrk-reorder too; the
+ * reorderings themselves: test_csrk_reorder.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codec/half.h"
+#include "csrk_fixture.h"
 #include "format/csrk/csrk.h"
 #include "format/format_ops.h"
 #include "harness.h"
@@ -50,16 +52,7 @@ static void *make_vec(int64_t n, psl_scalar t, unsigned long long seed)
 static psl_matrix *convert_csrk(const psl_matrix *src, psl_scalar vt, int32_t k, int32_t sr,
                                 int32_t ssr)
 {
-    psl_convert_options opt;
-    psl_convert_options_init(&opt);
-    opt.format = PSL_FORMAT_CSRK;
-    opt.value_type = vt;
-    opt.csrk_k = k;
-    opt.csrk_sr_rows = sr;
-    opt.csrk_ssr_srs = ssr;
-    psl_matrix *A = NULL;
-    CHECK_OK(psl_matrix_convert(&A, src, &opt));
-    return A;
+    return csrk_convert(src, PSL_CSRK_REORDER_NONE, k, sr, ssr, vt);
 }
 
 /* The grouping of one level: first[0..ng] from 0 to n strictly increasing
@@ -776,6 +769,19 @@ TEST(command_line)
         {"bench gen:hpcg:3:3:3 --kernels csrk-bf16", 2, "not available for csrk"},
         {"bench gen:hpcg:3:3:3 --format csrk --csrk-k 2 --reps 1 --min-time 0 --warmup 0", 0,
          "csrk-fp16"},
+        {"info gen:lap2d:20 --format csrk --csrk-reorder bandk", 0, "(before reordering "},
+        {"info gen:lap2d:20 --format csrk --csrk-reorder RCM --json", 0,
+         "\"csrk_perm_bytes\": 3200"},
+        {"info gen:lap2d:20 --format csrk --json", 0, "\"csrk_perm_bytes\": 0"},
+        {"info gen:lap2d:20 --format csrk --csrk-reorder metis", 2,
+         "unknown --csrk-reorder 'metis' (expected none, rcm or bandk)"},
+        {"info gen:lap2d:20 --format sell --csrk-reorder rcm", 2,
+         "--csrk-reorder applies only to --format csrk"},
+        {"bench gen:hpcg:3:3:3 --format csrk --csrk-reorder bandk --reps 1 --min-time 0 "
+         "--warmup 0",
+         0, "csrk-fp16"},
+        {"spmv gen:hpcg:2:2:2 --format csrk --csrk-reorder rcm --x random:5 -o -", 0,
+         "%%MatrixMarket matrix array real general\n64 1\n-6.3187789609273"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(line, sizeof line, "'%s' %s >'%s' 2>&1", exe, cases[i].args, out);

@@ -173,6 +173,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     strcpy(buf, name);
     strcpy(k->name, name);
     k->opt = *base;
+    k->opt.csrk_reorder = PSL_CSRK_REORDER_NONE; /* csrk kernels: set below */
     k->impl = BENCH_OURS;
     if (strncmp(buf, "mkl-", 4) == 0) {
 #ifdef PSL_HAVE_MKL
@@ -213,6 +214,7 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
         width = k->opt.value_type == PSL_FP64 ? 8 : k->opt.value_type == PSL_FP32 ? 4 : 2;
     } else if (strcmp(buf, "csrk") == 0) {
         k->opt.format = PSL_FORMAT_CSRK;
+        k->opt.csrk_reorder = base->csrk_reorder;
         if (psl_scalar_parse(dash, &k->opt.value_type) != PSL_OK ||
             k->opt.value_type == PSL_BF16)
             return cli_usage_error(cmd, "kernel '%s': values '%s' not available for csrk "
@@ -315,7 +317,7 @@ int bench_parse(int argc, char **argv, bench_args *a)
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
-    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     fa.slice = cli_find(opts, nopts, "--slice")->value;
     fa.sigma = cli_find(opts, nopts, "--sigma")->value;
     fa.permute = cli_find(opts, nopts, "--permute")->value;
@@ -327,6 +329,7 @@ int bench_parse(int argc, char **argv, bench_args *a)
     fa.csrk_k = cli_find(opts, nopts, "--csrk-k")->value;
     fa.csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
     fa.csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
+    fa.csrk_reorder = cli_find(opts, nopts, "--csrk-reorder")->value;
     if ((rc = cli_csrk_options(cmd, &fa, &base)) != 0)
         return rc;
 

@@ -1,6 +1,7 @@
 /*
  * cmd_info.c -- "packsell info MATRIX [format options] [--json]": the shape,
- * row statistics and storage footprint of a matrix in a chosen format, as a
+ * row statistics and storage footprint of a matrix in a chosen format (for
+ * CSR-k also its bandwidth, before and after a locality reordering), as a
  * readable table or one JSON object.
  */
 #include "cli.h"
@@ -27,12 +28,40 @@ static void usage(void)
            "         packsell info gen:hpcg:5:5:5 --format auto --precision fp32\n");
 }
 
+/* The bandwidth (max |i - j| over the entries) of a CSR-k matrix as
+ * stored, and in the caller's numbering (before its locality reordering,
+ * if any: the stored entry (i, j) is the caller's (perm[i], perm[j])). */
+typedef struct bandwidths {
+    int64_t stored, before;
+} bandwidths;
+
+static bandwidths csrk_bandwidths(const psl_matrix *A, const psl_matrix_info *in)
+{
+    bandwidths b = {-1, -1};
+    const int64_t *rp;
+    const int32_t *ci, *perm;
+    if (in->format != PSL_FORMAT_CSRK ||
+        psl_matrix_csrk_view(A, NULL, &rp, &ci, NULL, NULL, NULL, NULL, NULL, NULL) != PSL_OK ||
+        psl_matrix_csrk_perm_view(A, &perm, NULL) != PSL_OK)
+        return b;
+    b.stored = b.before = 0;
+    for (int32_t i = 0; i < in->nrows; i++)
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+            int64_t d = (int64_t)i - ci[e], o = perm ? (int64_t)perm[i] - perm[ci[e]] : d;
+            d = d < 0 ? -d : d;
+            o = o < 0 ? -o : o;
+            b.stored = d > b.stored ? d : b.stored;
+            b.before = o > b.before ? o : b.before;
+        }
+    return b;
+}
+
 /* Ratio a/b, or a negative number when b is 0 (printed as null / "-"). */
 static double ratio(int64_t a, int64_t b) { return b > 0 ? (double)a / (double)b : -1.0; }
 
 /* One JSON object; chosen (--format auto) adds the chooser's "choice". */
-static void print_json(const char *source, const psl_matrix_info *in, double load_s,
-                       double conv_s, const psl_choice *chosen)
+static void print_json(const char *source, const psl_matrix_info *in, const bandwidths *bw,
+                       double load_s, double conv_s, const psl_choice *chosen)
 {
     char vbuf[32];
     int sliced = in->format == PSL_FORMAT_SELL || in->format == PSL_FORMAT_PACKSELL,
@@ -78,6 +107,9 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
         cli_json_int(&j, "csrk_overhead_bytes", in->csrk_overhead_bytes);
         cli_json_double(&j, "csrk_overhead_share",
                         in->csr_bytes > 0 ? (double)in->csrk_overhead_bytes / in->csr_bytes : 0);
+        cli_json_int(&j, "csrk_perm_bytes", in->csrk_perm_bytes);
+        cli_json_int(&j, "bandwidth", bw->stored);
+        cli_json_int(&j, "bandwidth_before_reordering", bw->before);
     }
     cli_json_int(&j, "stored", sliced ? in->stored : in->nnz);
     cli_json_int(&j, "padding", sliced ? in->padding : 0);
@@ -101,8 +133,8 @@ static void print_json(const char *source, const psl_matrix_info *in, double loa
     cli_json_end_object(&j);
 }
 
-static void print_table(const char *source, const psl_matrix_info *in, double load_s,
-                        double conv_s)
+static void print_table(const char *source, const psl_matrix_info *in, const bandwidths *bw,
+                        double load_s, double conv_s)
 {
     char vbuf[32];
     int sliced = in->format == PSL_FORMAT_SELL || in->format == PSL_FORMAT_PACKSELL,
@@ -133,6 +165,16 @@ static void print_table(const char *source, const psl_matrix_info *in, double lo
                (long long)in->csrk_overhead_bytes,
                in->csr_bytes > 0 ? 100.0 * (double)in->csrk_overhead_bytes / in->csr_bytes
                                  : 0.0);
+        if (in->csrk_perm_bytes > 0) {
+            printf("%-16s %lld bytes (perm and inverse, %.4f%% of CSR)\n", "csrk perm",
+                   (long long)in->csrk_perm_bytes,
+                   in->csr_bytes > 0 ? 100.0 * (double)in->csrk_perm_bytes / in->csr_bytes
+                                     : 0.0);
+            printf("%-16s %lld (before reordering %lld)\n", "bandwidth",
+                   (long long)bw->stored, (long long)bw->before);
+        } else {
+            printf("%-16s %lld\n", "bandwidth", (long long)bw->stored);
+        }
     }
     printf("%-16s %lld\n", "underflows", (long long)in->underflows);
     printf("%-16s %lld\n", "bytes", (long long)in->bytes);
@@ -179,10 +221,11 @@ int cmd_info(int argc, char **argv)
     if (st != PSL_OK) {
         rc = cli_lib_error(cmd, st);
     } else {
+        const bandwidths bw = csrk_bandwidths(A, &info);
         if (cli_find(opts, nopts, "--json")->present) {
-            print_json(pos[0], &info, load_s, conv_s, chosen);
+            print_json(pos[0], &info, &bw, load_s, conv_s, chosen);
         } else {
-            print_table(pos[0], &info, load_s, conv_s);
+            print_table(pos[0], &info, &bw, load_s, conv_s);
             if (chosen)
                 cli_choice_print(stdout, chosen);
         }

@@ -98,6 +98,7 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
     fa->csrk_k = cli_find(opts, nopts, "--csrk-k")->value;
     fa->csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
     fa->csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
+    fa->csrk_reorder = cli_find(opts, nopts, "--csrk-reorder")->value;
 }
 
 int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
@@ -118,6 +119,17 @@ int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_opt
         if ((rc = cli_parse_int(cmd, "--csrk-ssr", fa->csrk_ssr, 0, INT32_MAX, &v)) != 0)
             return rc;
         opt->csrk_ssr_srs = (int32_t)v;
+    }
+    if (fa->csrk_reorder) {
+        if (cli_same(fa->csrk_reorder, "none"))
+            opt->csrk_reorder = PSL_CSRK_REORDER_NONE;
+        else if (cli_same(fa->csrk_reorder, "rcm"))
+            opt->csrk_reorder = PSL_CSRK_REORDER_RCM;
+        else if (cli_same(fa->csrk_reorder, "bandk"))
+            opt->csrk_reorder = PSL_CSRK_REORDER_BANDK;
+        else
+            return cli_usage_error(cmd, "unknown --csrk-reorder '%s' (expected none, rcm or "
+                                   "bandk)", fa->csrk_reorder);
     }
     if (opt->csrk_k == 1 && fa->csrk_sr)
         return cli_usage_error(cmd, "--csrk-sr does not apply to --csrk-k 1 (plain CSR has no "
@@ -165,6 +177,7 @@ static int auto_options(const char *cmd, const cli_format_args *fa, psl_convert_
                       : fa->csrk_k     ? "--csrk-k"
                       : fa->csrk_sr    ? "--csrk-sr"
                       : fa->csrk_ssr   ? "--csrk-ssr"
+                      : fa->csrk_reorder ? "--csrk-reorder"
                                        : NULL;
     if (bad)
         return cli_usage_error(cmd, "%s does not apply to --format auto (the chooser picks the "
@@ -201,6 +214,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
         const char *bad = fa->csrk_k    ? "--csrk-k"
                           : fa->csrk_sr ? "--csrk-sr"
                           : fa->csrk_ssr ? "--csrk-ssr"
+                          : fa->csrk_reorder ? "--csrk-reorder"
                                          : NULL;
         if (bad)
             return cli_usage_error(cmd, "%s applies only to --format csrk", bad);
@@ -291,7 +305,7 @@ int cli_format_given(const cli_format_args *fa)
 {
     return fa->format || fa->values || fa->delta_bits || fa->slice || fa->sigma ||
            fa->permute || fa->overflow || fa->precision || fa->csrk_k || fa->csrk_sr ||
-           fa->csrk_ssr;
+           fa->csrk_ssr || fa->csrk_reorder;
 }
 
 int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,

@@ -41,7 +41,10 @@ extern "C" {
  *           0 for k = 1), sigma = super-super-rows nssr (k = 3, else 0);
  *           payload = one int32 array: sr_ptr[nsr+1] (super-row -> first
  *           row) then, for k = 3, ssr_ptr[nssr+1] (super-super-row -> first
- *           super-row); NULL for k = 1 (format/csrk/csrk.h).
+ *           super-row); NULL for k = 1. With a locality reordering
+ *           (perm_bytes 4) the CSR arrays are those of P A P^T and the
+ *           payload goes on with perm[nrows] and its inverse
+ *           (format/csrk/csrk.h); A->perm stays NULL.
  * d-block:  PackSELL start columns are uniform within blocks of
  *           psl_dblock(A) = sigma (or C when sigma == 0) stored rows.
  */

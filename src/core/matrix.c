@@ -92,6 +92,11 @@ psl_status psl_matrix_row_order(const psl_matrix *A, int32_t *order)
     PSL_TRY(psl_matrix_check(A));
     if (!order && A->nrows > 0)
         return psl_error(PSL_ERR_NULL_POINTER, "order is NULL");
+    const int32_t *rperm = psl_format_reorder_perm(A);
+    if (rperm) { /* CSR-k's locality reordering */
+        memcpy(order, rperm, (size_t)A->nrows * sizeof *order);
+        return PSL_OK;
+    }
     if (!A->perm) { /* unsorted, or CSR */
         for (int32_t i = 0; i < A->nrows; i++)
             order[i] = i;

@@ -5,7 +5,10 @@
  *   "ref"  scalar reference kernels (src/kernels/ref/), the test oracle.
  * The option PSL_KERNEL=<name> (options.c, read on every call) forces one
  * backend; PSL_TRACE=1 prints each choice (with the instruction set of the
- * omp SELL/PackSELL kernels, see psl_cpu_isa; PSL_CPU_ISA caps it).
+ * omp SELL/PackSELL kernels, see psl_cpu_isa; PSL_CPU_ISA caps it). A
+ * matrix with a numbering of its own (CSR-k's locality reordering) has x
+ * gathered and y scattered around the kernel, through a workspace
+ * allocated on each call.
  */
 #include "format/format_ops.h"
 #include "internal.h"
@@ -13,6 +16,7 @@
 #include "options.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,6 +100,45 @@ static psl_status choose(const psl_matrix *A, psl_scalar vec_type, const char *w
                      psl_scalar_name(vec_type));
 }
 
+/* dst[i] = src[perm[i]] (gather) or dst[perm[i]] = src[i] (scatter) for
+ * the n elements of es bytes (8, 4 or 2). */
+static void move_elements(void *dst, const void *src, const int32_t *perm, int64_t n, size_t es,
+                          bool scatter)
+{
+#pragma omp parallel for schedule(static) if (n > PSL_PAR_MIN)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t d = scatter ? perm[i] : i, s = scatter ? i : perm[i];
+        switch (es) {
+        case 8: ((uint64_t *)dst)[d] = ((const uint64_t *)src)[s]; break;
+        case 4: ((uint32_t *)dst)[d] = ((const uint32_t *)src)[s]; break;
+        default: ((uint16_t *)dst)[d] = ((const uint16_t *)src)[s]; break;
+        }
+    }
+}
+
+/* fn on a matrix with a numbering of its own (perm: stored row and column
+ * i are the caller's perm[i], a square matrix): x, and y's rows when beta
+ * is not 0, gathered into a workspace in the stored order, fn on them, the
+ * rows scattered back into y. Each row keeps fn's arithmetic. The
+ * workspace, (nrows + ncols) elements, is allocated on each call. */
+static psl_status spmv_reordered(psl_spmv_fn fn, const int32_t *perm, double alpha,
+                                 const psl_matrix *A, const void *x, double beta, void *y,
+                                 psl_scalar vec_type)
+{
+    const size_t es = psl_scalar_size(vec_type);
+    const int64_t n = A->nrows;
+    char *ws = NULL;
+    PSL_TRY(psl_alloc((void **)&ws, 2 * (size_t)n, es, "the workspace of a reordered SpMV"));
+    void *xs = ws, *ys = ws + (size_t)n * es;
+    move_elements(xs, x, perm, n, es, false);
+    if (beta != 0) /* y is not read otherwise */
+        move_elements(ys, y, perm, n, es, false);
+    fn(alpha, A, xs, beta, ys, vec_type);
+    move_elements(y, ys, perm, n, es, true);
+    free(ws);
+    return PSL_OK;
+}
+
 /* True when the byte ranges [a, a+na) and [b, b+nb) intersect. */
 static bool overlap(const void *a, size_t na, const void *b, size_t nb)
 {
@@ -136,6 +179,9 @@ psl_status psl_spmv_named(const char *kernel, double alpha, const psl_matrix *A,
     }
     if (A->nrows == 0)
         return PSL_OK;
+    const int32_t *perm = psl_format_reorder_perm(A);
+    if (perm)
+        return spmv_reordered(fn, perm, alpha, A, x, beta, y, vec_type);
     fn(alpha, A, x, beta, y, vec_type);
     return PSL_OK;
 }

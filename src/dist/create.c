@@ -19,6 +19,11 @@ static psl_status check_options(const psl_convert_options *opt, const char *bloc
                          "%s: %s: an explicit sigma permutation is refused (its products "
                          "come out in stored row order); use PSL_PERMUTE_IMPLICIT",
                          who, block);
+    if (opt && opt->csrk_reorder != PSL_CSRK_REORDER_NONE)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "%s: %s: a CSR-k locality reordering is refused (a rank's blocks "
+                         "are not square and share x); use PSL_CSRK_REORDER_NONE",
+                         who, block);
     return PSL_OK;
 }
 

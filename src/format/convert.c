@@ -25,6 +25,7 @@ void psl_convert_options_init(psl_convert_options *opt)
     opt->csrk_k = 3;
     opt->csrk_sr_rows = 0;
     opt->csrk_ssr_srs = 0;
+    opt->csrk_reorder = PSL_CSRK_REORDER_NONE;
 }
 
 double psl_load_scalar(const void *arr, psl_scalar t, int64_t k)
@@ -63,6 +64,11 @@ psl_status psl_convert_check_options(const psl_convert_options *opt)
     if (!ops)
         return psl_error(PSL_ERR_INVALID_VALUE, "target format %d is not a psl_format",
                          (int)opt->format);
+    if (opt->format != PSL_FORMAT_CSRK && opt->csrk_reorder != PSL_CSRK_REORDER_NONE)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "csrk_reorder = %d applies only to the CSR-k format (this "
+                         "conversion is to %s); leave it PSL_CSRK_REORDER_NONE",
+                         (int)opt->csrk_reorder, ops->name);
     return ops->check_options(opt);
 }
 

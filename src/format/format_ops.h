@@ -10,12 +10,13 @@
  *   1. its value in enum psl_format (include/packsell.h);
  *   2. a folder src/format/<name>/ with its build, decode, validation,
  *      statistics and a <name>_ops.c defining `const psl_format_ops
- *      psl_<name>_ops` (every entry filled but estimate and release, see
- *      below). Arrays that are none of struct psl_matrix's go in a struct
- *      of the folder's own behind A->payload (freed by release); new
- *      binary-file array ids take the next free number (io/binfile_format.h
- *      lists the taken ones); CMake compiles every src/format/<name>/
- *      itself (its .c files, and its .cu files in a CUDA build);
+ *      psl_<name>_ops` (every entry filled but estimate, reorder_perm and
+ *      release, see below). Arrays that are none of struct psl_matrix's
+ *      go in a struct of the folder's own behind A->payload (freed by
+ *      release); new binary-file array ids take the next free number
+ *      (io/binfile_format.h lists the taken ones); CMake compiles every
+ *      src/format/<name>/ itself (its .c files, and its .cu files in a
+ *      CUDA build);
  *   3. one line `X(PSL_FORMAT_<NAME>, psl_<name>_ops)` in registry.c.
  * The device side goes through the table for SpMV, upload, download and
  * workspace (cuda_*, NULL for a format without a device form); the device
@@ -117,6 +118,15 @@ typedef struct psl_format_ops {
     psl_cuda_download_fn cuda_download;
     psl_cuda_workspace_fn cuda_workspace;
 
+    /* ---- a numbering of the format's own (CSR-k's locality reordering):
+     * stored row and column i are the caller's perm[i] (nrows int32), or
+     * NULL when A keeps the caller's numbering (SELL's sigma permutation of
+     * the rows alone is A->perm, which the kernels follow). psl_spmv
+     * gathers x and scatters y through it, psl_matrix_to_csr and
+     * psl_matrix_row_order follow it. A NULL entry: the format never has
+     * one. */
+    const int32_t *(*reorder_perm)(const psl_matrix *A);
+
     /* ---- a format's own data: free A->payload (called by
      * psl_matrix_destroy when it is set), or NULL when the format keeps its
      * arrays in the common fields of struct psl_matrix */
@@ -127,6 +137,8 @@ typedef struct psl_format_ops {
 const psl_format_ops *psl_format_ops_of(psl_format f);
 /* Number of entries of the table: the formats are 0 .. count-1. */
 int psl_format_count(void);
+/* The format's reorder_perm of A (valid handle), or NULL. */
+const int32_t *psl_format_reorder_perm(const psl_matrix *A);
 
 #ifdef __cplusplus
 }

@@ -25,3 +25,9 @@ const psl_format_ops *psl_format_ops_of(psl_format f)
 }
 
 int psl_format_count(void) { return (int)(sizeof formats / sizeof formats[0]); }
+
+const int32_t *psl_format_reorder_perm(const psl_matrix *A)
+{
+    const psl_format_ops *ops = psl_format_ops_of(A->format);
+    return ops && ops->reorder_perm ? ops->reorder_perm(A) : NULL;
+}

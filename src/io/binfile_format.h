@@ -66,7 +66,13 @@
  *             value_type), then for k >= 2 csrk_ptr (9: i32, sr_ptr's
  *             nslices+1 entries followed, for k = 3, by ssr_ptr's sigma+1);
  *             the header's C holds k, nslices the super-rows and sigma the
- *             super-super-rows
+ *             super-super-rows. A locality reordering (csrk_reorder) sets
+ *             perm_bytes to 4 (else 0) and continues csrk_ptr with perm and
+ *             its inverse (i32, nrows each; the record is then present for
+ *             k = 1 too). This is no minor-version addition (an older
+ *             reader must not skip it): readers that predate it refuse the
+ *             file at the header, whose CSR-k perm_bytes they require to
+ *             be 0, so the version stays 1.0
  * Each record is a 24-byte record header followed by the data and zero
  * bytes up to the next multiple of 8 (so that every record starts 8-byte
  * aligned and a future reader may map arrays in place):

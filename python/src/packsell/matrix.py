@@ -292,6 +292,7 @@ class Matrix:
             d.update(csrk_k=int(i.csrk_k), csrk_super_rows=int(i.csrk_super_rows),
                      csrk_super_super_rows=int(i.csrk_super_super_rows),
                      csrk_overhead_bytes=int(i.csrk_overhead_bytes),
+                     csrk_perm_bytes=int(i.csrk_perm_bytes),
                      csrk_overhead_share=i.csrk_overhead_bytes / i.csr_bytes
                      if i.csr_bytes > 0 else 0.0)
         d.update(stored=int(i.stored) if sliced else int(i.nnz),

@@ -36,6 +36,42 @@ static inline int64_t psl_csrk_ptr_count(int32_t k, int32_t nsr, int32_t nssr)
     return (k >= 2 ? (int64_t)nsr + 1 : 0) + (k == 3 ? (int64_t)nssr + 1 : 0);
 }
 
+/* A locality reordering (csrk_reorder) is marked by perm_bytes 4 (as in the
+ * binary file's header) and kept after the pointer arrays in the payload:
+ * perm[nrows] (stored row and column -> the caller's) then its inverse
+ * inv[nrows]; without one both are NULL. */
+static inline bool psl_csrk_reordered(const psl_matrix *A) { return A->perm_bytes == 4; }
+static inline const int32_t *psl_csrk_perm(const psl_matrix *A)
+{
+    return psl_csrk_reordered(A)
+               ? (const int32_t *)A->payload + psl_csrk_ptr_count(A->C, A->nslices, A->sigma)
+               : NULL;
+}
+static inline const int32_t *psl_csrk_inv(const psl_matrix *A)
+{
+    return psl_csrk_reordered(A) ? psl_csrk_perm(A) + A->nrows : NULL;
+}
+/* Entries of the whole payload: pointer arrays, then perm and inv. */
+static inline int64_t psl_csrk_payload_count(const psl_matrix *A)
+{
+    return psl_csrk_ptr_count(A->C, A->nslices, A->sigma) +
+           (psl_csrk_reordered(A) ? 2 * (int64_t)A->nrows : 0);
+}
+
+/* The locality reordering `how` (RCM or band-k; csrk_reorder.c) of the
+ * square pattern n x n (row_ptr, col_idx), whose rows the CSR-k build groups
+ * with k levels of sizes sr and ssr: perm[new] = old into perm (n entries).
+ * For band-k also the grouping of the reordered rows -- *ptr in the payload
+ * layout (the caller's to free; NULL for one level), *nsr, *nssr and the
+ * levels kept *k_out, as psl_csrk_pointers gives them; for RCM *ptr is NULL
+ * and *k_out 0 (the build groups the reordered rows itself). */
+psl_status psl_csrk_reorder_perm(psl_csrk_reorder how, int32_t n, const int64_t *row_ptr,
+                                 const int32_t *col_idx, int32_t k, int32_t sr, int32_t ssr,
+                                 int32_t *perm, int32_t **ptr, int32_t *nsr, int32_t *nssr,
+                                 int32_t *k_out);
+/* "none", "rcm", "bandk" ("?" for a value outside the enum). */
+const char *psl_csrk_reorder_name(psl_csrk_reorder how);
+
 /* Greedy grouping of n items (rows or super-rows) whose nonzeros are
  * cum[i+1] - cum[i] (cum non-decreasing, n+1 entries): a group takes items
  * until it holds its share, size x total / n nonzeros (total = cum[n] -

@@ -3,11 +3,14 @@
  * or FP16 values (the CSR builder), then rows grouped greedily into
  * super-rows and, for k = 3, super-rows into super-super-rows, balanced by
  * nonzeros (psl_csrk_group); the estimate, which groups the source's rows
- * without copying its arrays; the public view of the arrays.
+ * without copying its arrays; with a locality reordering (csrk_reorder.c
+ * gives the permutation) the same of P A P^T, the permutation and its
+ * inverse kept after the pointer arrays; the public views of the arrays.
  */
 #include "format/build.h"
 #include "format/csr/csr.h"
 #include "format/csrk/csrk.h"
+#include "format/format.h"
 
 #include <stdlib.h>
 
@@ -98,20 +101,31 @@ done:
     return st;
 }
 
-psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
-                          const psl_convert_options *opt, bool dry)
+/* A locality reordering needs a square matrix; checked before anything is
+ * allocated. */
+static psl_status check_square(const psl_matrix *src, const psl_convert_options *opt)
 {
-    const int32_t n = src->nrows;
-    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k;
-    PSL_TRY(sizes(src, opt, &sr, &ssr));
+    if (opt->csrk_reorder != PSL_CSRK_REORDER_NONE && src->nrows != src->ncols)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "CSR-k reordering '%s' needs a square matrix (this one is %d x %d): "
+                         "rows and columns take the same permutation",
+                         psl_csrk_reorder_name(opt->csrk_reorder), (int)src->nrows,
+                         (int)src->ncols);
+    return PSL_OK;
+}
+
+/* The CSR-k handle over a copy of the CSR arrays of src (values rounded to
+ * opt->value_type), grouped by p (nsr, nssr, k levels; taken over, freed on
+ * failure). */
+static psl_status wrap(psl_matrix **out, const psl_matrix *src, const psl_convert_options *opt,
+                       bool dry, int32_t *p, int32_t nsr, int32_t nssr, int32_t k)
+{
     psl_convert_options copt = *opt;
     copt.format = PSL_FORMAT_CSR;
     psl_matrix *A = NULL;
-    int32_t *p = NULL;
-    psl_status st;
-    PSL_TRY(psl_csr_build(&A, src, &copt, dry));
-    if ((st = psl_csrk_pointers(n, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k)) != PSL_OK) {
-        psl_matrix_destroy(&A);
+    psl_status st = psl_csr_build(&A, src, &copt, dry);
+    if (st != PSL_OK) {
+        free(p);
         return st;
     }
     A->format = PSL_FORMAT_CSRK;
@@ -119,19 +133,175 @@ psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
     A->payload = p;
     A->nslices = nsr;
     A->sigma = nssr;
-    A->csr_equiv_bytes =
-        ((int64_t)n + 1) * 8 + A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
+    A->csr_equiv_bytes = ((int64_t)A->nrows + 1) * 8 +
+                         A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
     *out = A;
     return PSL_OK;
+}
+
+/* The first value of src that does not round to opt->value_type, as the
+ * error psl_csr_build gives, so that it names the caller's row and column
+ * (the build of P A P^T would name its own). */
+static psl_status check_rounding(const psl_matrix *src, const psl_convert_options *opt)
+{
+    const double *v = src->values;
+    for (int32_t i = 0; i < src->nrows; i++)
+        for (int64_t e = src->row_ptr[i]; e < src->row_ptr[i + 1]; e++) {
+            uint64_t bits;
+            int uf;
+            psl_status st = psl_round_scalar(opt->value_type, opt->overflow, v[e], &bits, &uf);
+            if (st != PSL_OK)
+                return psl_round_error(st, i, src->col_idx[e], v[e],
+                                       psl_scalar_display(opt->value_type));
+        }
+    return PSL_OK;
+}
+
+/* The FP64 CSR of P A P^T: stored row i is row perm[i] of src, its columns
+ * renumbered by inv (perm's inverse) and sorted. */
+static psl_status permuted_csr(psl_matrix **out, const psl_matrix *src, const int32_t *perm,
+                               const int32_t *inv)
+{
+    const int32_t n = src->nrows;
+    const int64_t *srp = src->row_ptr;
+    const double *sv = src->values;
+    int64_t *rp = NULL;
+    int32_t *ci = NULL;
+    double *v = NULL;
+    psl_status st;
+    if ((st = psl_alloc((void **)&rp, (size_t)n + 1, sizeof *rp, "reordered row pointers")) !=
+            PSL_OK ||
+        (st = psl_alloc((void **)&ci, (size_t)src->nnz, sizeof *ci,
+                        "reordered column indices")) != PSL_OK ||
+        (st = psl_alloc((void **)&v, (size_t)src->nnz, sizeof *v, "reordered values")) != PSL_OK) {
+        free(rp);
+        free(ci);
+        return st;
+    }
+    rp[0] = 0;
+    for (int32_t i = 0; i < n; i++)
+        rp[i + 1] = rp[i] + (srp[perm[i] + 1] - srp[perm[i]]);
+#pragma omp parallel for schedule(static) if (n > PSL_PAR_MIN)
+    for (int32_t i = 0; i < n; i++) {
+        int64_t o = rp[i];
+        for (int64_t e = srp[perm[i]]; e < srp[perm[i] + 1]; e++, o++) {
+            ci[o] = inv[src->col_idx[e]];
+            v[o] = sv[e];
+        }
+    }
+    return psl_csr_adopt(out, n, n, rp, ci, v, 0); /* sorts each row's columns */
+}
+
+/* The CSR-k of P A P^T for the reordering opt->csrk_reorder, with perm and
+ * its inverse after the pointer arrays in the payload (perm_bytes 4). */
+static psl_status build_reordered(psl_matrix **out, const psl_matrix *src,
+                                  const psl_convert_options *opt, int32_t sr, int32_t ssr,
+                                  bool dry)
+{
+    const int32_t n = src->nrows;
+    int32_t *perm = NULL, *p = NULL, *payload = NULL, nsr = 0, nssr = 0, k = 0;
+    psl_matrix *B = NULL, *A = NULL;
+    psl_status st;
+    const double t0 = psl_wall_seconds();
+    if ((st = check_rounding(src, opt)) != PSL_OK ||
+        (st = psl_alloc((void **)&perm, 2 * (size_t)n, sizeof *perm,
+                        "the CSR-k permutation")) != PSL_OK ||
+        (st = psl_csrk_reorder_perm(opt->csrk_reorder, n, src->row_ptr, src->col_idx,
+                                    opt->csrk_k, sr, ssr, perm, &p, &nsr, &nssr, &k)) != PSL_OK)
+        goto done;
+    int32_t *inv = perm + n;
+    for (int32_t i = 0; i < n; i++)
+        inv[perm[i]] = i;
+    const double t1 = psl_wall_seconds();
+    if ((st = permuted_csr(&B, src, perm, inv)) != PSL_OK)
+        goto done;
+    if (!p && (st = psl_csrk_pointers(n, B->row_ptr, opt->csrk_k, sr, ssr, &p, &nsr, &nssr,
+                                      &k)) != PSL_OK)
+        goto done;
+    st = wrap(&A, B, opt, dry, p, nsr, nssr, k);
+    p = NULL; /* wrap's now */
+    if (st != PSL_OK)
+        goto done;
+    const int64_t cnt = psl_csrk_ptr_count(k, nsr, nssr);
+    if ((st = psl_alloc((void **)&payload, (size_t)(cnt + 2 * (int64_t)n), sizeof *payload,
+                        "CSR-k pointers and permutation")) != PSL_OK)
+        goto done;
+    if (cnt > 0)
+        memcpy(payload, A->payload, (size_t)cnt * sizeof *payload);
+    memcpy(payload + cnt, perm, 2 * (size_t)n * sizeof *payload);
+    free(A->payload);
+    A->payload = payload;
+    A->perm_bytes = 4;
+    psl_trace("csrk: reordering '%s' of %d rows: permutation %.3f s, P A P^T %.3f s",
+              psl_csrk_reorder_name(opt->csrk_reorder), (int)n, t1 - t0,
+              psl_wall_seconds() - t1);
+    *out = A;
+    A = NULL;
+done:
+    free(perm);
+    free(p);
+    psl_matrix_destroy(&B);
+    psl_matrix_destroy(&A);
+    return st;
+}
+
+psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
+                          const psl_convert_options *opt, bool dry)
+{
+    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
+    PSL_TRY(check_square(src, opt));
+    PSL_TRY(sizes(src, opt, &sr, &ssr));
+    if (opt->csrk_reorder != PSL_CSRK_REORDER_NONE && src->nrows > 0)
+        return build_reordered(out, src, opt, sr, ssr, dry);
+    PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
+    return wrap(out, src, opt, dry, p, nsr, nssr, k);
+}
+
+/* The grouping the build makes of the reordered src (psl_csrk_estimate):
+ * the levels and counts into *k, *nsr, *nssr. O(nnz) time and memory (the
+ * reordering's graph). */
+static psl_status reordered_grouping(const psl_matrix *src, const psl_convert_options *opt,
+                                     int32_t sr, int32_t ssr, int32_t *k, int32_t *nsr,
+                                     int32_t *nssr)
+{
+    const int32_t n = src->nrows;
+    int32_t *perm = NULL, *p = NULL;
+    int64_t *rp = NULL;
+    psl_status st;
+    if ((st = psl_alloc((void **)&perm, (size_t)n, sizeof *perm, "the CSR-k permutation")) !=
+            PSL_OK ||
+        (st = psl_csrk_reorder_perm(opt->csrk_reorder, n, src->row_ptr, src->col_idx,
+                                    opt->csrk_k, sr, ssr, perm, &p, nsr, nssr, k)) != PSL_OK)
+        goto done;
+    if (!p) { /* RCM: the build groups the reordered rows */
+        if ((st = psl_alloc((void **)&rp, (size_t)n + 1, sizeof *rp,
+                            "reordered row pointers")) != PSL_OK)
+            goto done;
+        rp[0] = 0;
+        for (int32_t i = 0; i < n; i++)
+            rp[i + 1] = rp[i] + (src->row_ptr[perm[i] + 1] - src->row_ptr[perm[i]]);
+        st = psl_csrk_pointers(n, rp, opt->csrk_k, sr, ssr, &p, nsr, nssr, k);
+    }
+done:
+    free(perm);
+    free(p);
+    free(rp);
+    return st;
 }
 
 psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *opt,
                              psl_matrix_info *info)
 {
     int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
+    const bool reorder = opt->csrk_reorder != PSL_CSRK_REORDER_NONE && src->nrows > 0;
+    PSL_TRY(check_square(src, opt));
     PSL_TRY(sizes(src, opt, &sr, &ssr));
-    PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
-    free(p);
+    if (reorder) {
+        PSL_TRY(reordered_grouping(src, opt, sr, ssr, &k, &nsr, &nssr));
+    } else {
+        PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
+        free(p);
+    }
     psl_status st = psl_matrix_get_info(src, info);
     if (st != PSL_OK)
         return st;
@@ -144,7 +314,18 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     info->csrk_super_rows = nsr;
     info->csrk_super_super_rows = nssr;
     info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(k, nsr, nssr);
-    info->bytes = csr + info->csrk_overhead_bytes;
+    info->csrk_perm_bytes = reorder ? 8 * (int64_t)src->nrows : 0;
+    info->bytes = csr + info->csrk_overhead_bytes + info->csrk_perm_bytes;
+    return PSL_OK;
+}
+
+/* A is a CSR-k handle; who names the public call in the error. */
+static psl_status check_csrk(const psl_matrix *A, const char *who)
+{
+    PSL_TRY(psl_matrix_check(A));
+    if (A->format != PSL_FORMAT_CSRK)
+        return psl_error(PSL_ERR_WRONG_FORMAT, "%s needs a CSR-k matrix (this one is %s)", who,
+                         psl_format_display(A->format));
     return PSL_OK;
 }
 
@@ -153,11 +334,7 @@ psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t *
                                 psl_scalar *value_type, int32_t *nsr, const int32_t **sr_ptr,
                                 int32_t *nssr, const int32_t **ssr_ptr)
 {
-    PSL_TRY(psl_matrix_check(A));
-    if (A->format != PSL_FORMAT_CSRK)
-        return psl_error(PSL_ERR_WRONG_FORMAT,
-                         "psl_matrix_csrk_view needs a CSR-k matrix (this one is %s)",
-                         psl_format_display(A->format));
+    PSL_TRY(check_csrk(A, "psl_matrix_csrk_view"));
     if (k)
         *k = psl_csrk_levels(A);
     if (row_ptr)
@@ -176,5 +353,16 @@ psl_status psl_matrix_csrk_view(const psl_matrix *A, int32_t *k, const int64_t *
         *nssr = psl_csrk_nssr(A);
     if (ssr_ptr)
         *ssr_ptr = psl_csrk_ssr_ptr(A);
+    return PSL_OK;
+}
+
+psl_status psl_matrix_csrk_perm_view(const psl_matrix *A, const int32_t **perm,
+                                     const int32_t **inv)
+{
+    PSL_TRY(check_csrk(A, "psl_matrix_csrk_perm_view"));
+    if (perm)
+        *perm = psl_csrk_perm(A);
+    if (inv)
+        *inv = psl_csrk_inv(A);
     return PSL_OK;
 }

@@ -1,9 +1,11 @@
 /*
  * csrk_ops.c -- CSR-k's entry in the table of formats: its options, byte
  * counts (CSR's plus the pointer arrays), name, binary-file arrays (CSR's
- * and one of pointers), kernel selectors and the release of its pointer
- * arrays. Rows decode as CSR's (the arrays are CSR's). The device form is
- * csrk_cuda.cu's.
+ * and one of pointers, with the permutation after them for a reordered
+ * matrix), kernel selectors, the reordering's permutation and the release
+ * of its pointer arrays. Rows decode as CSR's (the arrays are CSR's). The
+ * device form is csrk_cuda.cu's (psl_dmatrix_upload refuses a reordered
+ * matrix, whose reorder_perm is set).
  */
 #include "format/build.h"
 #include "format/csr/csr.h"
@@ -40,6 +42,12 @@ static psl_status csrk_check_options(const psl_convert_options *opt)
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k with k = 1 has no super-rows (csrk_sr_rows = %d must be 0)",
                          (int)opt->csrk_sr_rows);
+    if (opt->csrk_reorder != PSL_CSRK_REORDER_NONE && opt->csrk_reorder != PSL_CSRK_REORDER_RCM &&
+        opt->csrk_reorder != PSL_CSRK_REORDER_BANDK)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "CSR-k reordering csrk_reorder = %d: expected PSL_CSRK_REORDER_NONE "
+                         "(0), _RCM (1) or _BANDK (2)",
+                         (int)opt->csrk_reorder);
     if (k < 3 && opt->csrk_ssr_srs != 0)
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k with k = %d has no super-super-rows (csrk_ssr_srs = %d must "
@@ -53,7 +61,8 @@ static void csrk_info_bytes(const psl_matrix *A, psl_matrix_info *info)
     const int64_t csr = (int64_t)(A->nrows + 1) * 8 +
                         A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
     const int64_t extra = 4 * psl_csrk_ptr_count(A->C, A->nslices, A->sigma);
-    info->bytes = csr + extra;
+    const int64_t perm = psl_csrk_reordered(A) ? 8 * (int64_t)A->nrows : 0;
+    info->bytes = csr + extra + perm;
     info->sell_bytes = A->sell_equiv_bytes;
     info->csr_bytes = csr;
     /* the header's C, sigma and nslices hold CSR-k's own counts */
@@ -64,11 +73,13 @@ static void csrk_info_bytes(const psl_matrix *A, psl_matrix_info *info)
     info->csrk_super_rows = A->nslices;
     info->csrk_super_super_rows = A->sigma;
     info->csrk_overhead_bytes = extra;
+    info->csrk_perm_bytes = perm;
 }
 
 static void csrk_describe(const psl_matrix *A, char *buf, size_t len)
 {
-    snprintf(buf, len, "CSR-k k=%d %s", (int)A->C, psl_scalar_name(A->value_type));
+    snprintf(buf, len, "CSR-k k=%d %s%s", (int)A->C, psl_scalar_name(A->value_type),
+             psl_csrk_reordered(A) ? " reordered" : "");
 }
 
 static int csrk_bin_arrays(const psl_matrix *A, psl_bin_array *list)
@@ -79,7 +90,7 @@ static int csrk_bin_arrays(const psl_matrix *A, psl_bin_array *list)
     list[n++] = (psl_bin_array){PSL_BIN_COL_IDX, 4, (uint64_t)A->nnz, A->col_idx, "col_idx"};
     list[n++] = (psl_bin_array){PSL_BIN_VALUES, (uint32_t)psl_scalar_size(A->value_type),
                                 (uint64_t)A->nnz, A->values, "values"};
-    const int64_t cnt = psl_csrk_ptr_count(A->C, A->nslices, A->sigma);
+    const int64_t cnt = psl_csrk_payload_count(A);
     if (cnt > 0)
         list[n++] = (psl_bin_array){PSL_BIN_CSRK_PTR, 4, (uint64_t)cnt, A->payload,
                                     "csrk_ptr"};
@@ -110,6 +121,8 @@ static psl_spmv_fn csrk_omp_select(const psl_matrix *A, psl_scalar vec_type)
     return psl_cpu_csrk_select(A->value_type, vec_type);
 }
 
+static const int32_t *csrk_reorder_perm(const psl_matrix *A) { return psl_csrk_perm(A); }
+
 static void csrk_release(psl_matrix *A)
 {
     free(A->payload);
@@ -137,5 +150,6 @@ const psl_format_ops psl_csrk_ops = {
     .cuda_upload = PSL_CUDA_ENTRY(psl_cuda_csrk_upload),
     .cuda_download = PSL_CUDA_ENTRY(psl_cuda_csrk_download),
     .cuda_workspace = PSL_CUDA_ENTRY(psl_cuda_csrk_workspace),
+    .reorder_perm = csrk_reorder_perm,
     .release = csrk_release,
 };
