@@ -13,13 +13,13 @@
 # (bench/csrk_gpu_report.py).
 #
 # Usage (device tool): bash bench/run_device_csrk_stream.sh
-# Environment: CSRK_DEADLINE (seconds, default 500), CSRK_COMMIT (recorded),
+# Environment: CSRK_DEADLINE (seconds, default 430), CSRK_COMMIT (recorded),
 # CSRK_MATRICES (suite), CSRK_SWEEP (matrices swept), CSRK_ELEMS_ALT (4).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
 OUT=${OUT:-/tmp/psl-out}
-DEADLINE=${CSRK_DEADLINE:-500}
+DEADLINE=${CSRK_DEADLINE:-430}
 RES=/tmp/psl-csrk/csrk-stream
 rm -rf "$RES" && mkdir -p "$RES/spmv" "$RES/sweep" "$RES/alt" "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
