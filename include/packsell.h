@@ -438,11 +438,14 @@ void psl_convert_options_init(psl_convert_options *opt);
  * levels; sizes from the CUDA tuning model, or the options
  * PSL_CUDA_CSRK_SR_ROWS and PSL_CUDA_CSRK_SSR_SRS), plus the host matrix's
  * pointer arrays for psl_dmatrix_download; psl_dspmv gives a block of
- * threads to each super-super-row (k = 3) or super-row (k = 2), a thread
- * or a group of up to 32 lanes to each row (the model's lanes for d).
- * Rows summed by one thread have the bits of psl_spmv; rows of several
- * lanes are summed in a fixed order of their own (deterministic, not the
- * CPU's bits).
+ * threads to each super-super-row (k = 3) or super-row (k = 2), and within
+ * it, by the model's lanes for d: a thread to each row (short rows), or the
+ * stream form (8 < d <= 64 by default: the block loads each super-row's
+ * entries together, coalesced, and a thread adds each row's products), or
+ * a group of up to 32 lanes to each row (long rows). Rows of one thread and
+ * of the stream form have the bits of psl_spmv; rows of several lanes are
+ * summed in a fixed order of their own (deterministic, not the CPU's
+ * bits).
  *
  * With a locality reordering (csrk_reorder, square matrices only) the matrix
  * holds the CSR arrays of P A P^T instead (stored row and column i are the
