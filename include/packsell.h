@@ -464,6 +464,23 @@ void psl_convert_options_init(psl_convert_options *opt);
  * refuses it (PSL_ERR_UNSUPPORTED). Binary files keep perm and its inverse
  * (a reader older than this library refuses such a file). */
 
+/* CSR-k over the caller's own CSR arrays, without a copy: the handle
+ * borrows row_ptr (nrows + 1 entries, 0-based, row_ptr[0] == 0), col_idx
+ * and values (row_ptr[nrows] entries each; values PSL_FP64, PSL_FP32 or
+ * PSL_FP16 bits) and adds only the pointer arrays of its k levels (k 1, 2
+ * or 3; sr_rows and ssr_srs as csrk_sr_rows and csrk_ssr_srs of
+ * psl_convert_options, 0 for the tuning model's). The arrays are checked
+ * as psl_matrix_create_csr checks them with PSL_CSR_STRICT (columns in
+ * range, ascending, no duplicates; finite values), never written, and must
+ * outlive the handle, unchanged while it lives: psl_matrix_destroy leaves
+ * them to the caller. psl_matrix_csrk_view gives these very pointers back.
+ * Everything that takes a CSR-k matrix takes a view (psl_spmv,
+ * psl_matrix_to_csr, psl_dmatrix_upload, psl_matrix_save, ...). */
+psl_status psl_matrix_create_csrk_view(psl_matrix **A, int32_t nrows, int32_t ncols,
+                                       const int64_t *row_ptr, const int32_t *col_idx,
+                                       const void *values, psl_scalar value_type, int32_t k,
+                                       int32_t sr_rows, int32_t ssr_srs);
+
 /* Device kinds of the CSR-k tuning model. */
 typedef enum psl_csrk_device {
     PSL_CSRK_DEVICE_CPU = 0, /* OpenMP kernel (the one psl_matrix_convert uses) */

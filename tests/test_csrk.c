@@ -238,6 +238,141 @@ static void check_all(const char *label, const psl_matrix *src, int overhead)
         }
 }
 
+/* psl_matrix_create_csrk_view: CSR-k over the caller's arrays without a
+ * copy. The view's arrays are the caller's pointers; its grouping, info and
+ * products (every value and vector type) equal those of the converted
+ * matrix bit for bit; conversion, save/load and a second view work on it;
+ * destroy leaves the arrays (the caller frees them after: ASan would see a
+ * double free or a use after free); bad arrays are refused with the
+ * handle NULL and the arrays unchanged. */
+TEST(view_of_caller_arrays)
+{
+    psl_matrix *G = NULL;
+    CHECK_OK(psl_generate(&G, "hpcg:4:4:4"));
+    if (!G)
+        return;
+    const int64_t *grp = NULL;
+    const int32_t *gci = NULL;
+    const double *gv = NULL;
+    CHECK_OK(psl_matrix_csr_view(G, &grp, &gci, &gv));
+    psl_matrix_info gi;
+    CHECK_OK(psl_matrix_get_info(G, &gi));
+    const int32_t n = gi.nrows;
+    const int64_t nnz = gi.nnz;
+    /* the caller's own arrays, in each value type */
+    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)nnz * sizeof *ci);
+    memcpy(rp, grp, (size_t)(n + 1) * sizeof *rp);
+    memcpy(ci, gci, (size_t)nnz * sizeof *ci);
+    for (size_t t = 0; t < sizeof val_types / sizeof val_types[0]; t++) {
+        const psl_scalar vt = val_types[t];
+        void *v = malloc((size_t)nnz * vsize(vt));
+        for (int64_t e = 0; e < nnz; e++) {
+            const double d = gv[e];
+            if (vt == PSL_FP64)
+                ((double *)v)[e] = d;
+            else if (vt == PSL_FP32)
+                ((float *)v)[e] = (float)d;
+            else
+                ((uint16_t *)v)[e] = psl_float_to_half((float)d);
+        }
+        for (int32_t k = 1; k <= 3; k++) {
+            psl_matrix *V = NULL, *K = convert_csrk(G, vt, k, 0, 0);
+            CHECK_OK(psl_matrix_create_csrk_view(&V, n, n, rp, ci, v, vt, k, 0, 0));
+            if (!V || !K) {
+                psl_matrix_destroy(&V);
+                psl_matrix_destroy(&K);
+                continue;
+            }
+            const int64_t *vrp;
+            const int32_t *vci, *vsr, *ksr;
+            const void *vv;
+            int32_t vnsr, knsr, vk, kk;
+            CHECK_OK(psl_matrix_csrk_view(V, &vk, &vrp, &vci, &vv, NULL, &vnsr, &vsr, NULL, NULL));
+            CHECK_OK(psl_matrix_csrk_view(K, &kk, NULL, NULL, NULL, NULL, &knsr, &ksr, NULL, NULL));
+            CHECK_MSG(vrp == rp && vci == ci && vv == v, "the view copied the caller's arrays");
+            CHECK(vk == kk && vnsr == knsr);
+            CHECK(!vsr || !ksr || memcmp(vsr, ksr, (size_t)(vnsr + 1) * 4) == 0);
+            psl_matrix_info vi, ki;
+            CHECK_OK(psl_matrix_get_info(V, &vi));
+            CHECK_OK(psl_matrix_get_info(K, &ki));
+            CHECK(vi.format == PSL_FORMAT_CSRK && vi.bytes == ki.bytes && vi.nnz == ki.nnz &&
+                  vi.csrk_overhead_bytes == ki.csrk_overhead_bytes && vi.rsd == ki.rsd);
+            for (size_t w = 0; w < sizeof vec_types / sizeof vec_types[0]; w++) {
+                void *x = make_vec(n, vec_types[w], 3 + w);
+                void *y1 = run("omp", V, x, 1.5, -0.5, vec_types[w], n, 9);
+                void *y2 = run("omp", K, x, 1.5, -0.5, vec_types[w], n, 9);
+                CHECK_MSG(y1 && y2 && memcmp(y1, y2, (size_t)n * vsize(vec_types[w])) == 0,
+                          "view %s k %d: y differs from the converted matrix's",
+                          psl_scalar_name(vt), (int)k);
+                free(x);
+                free(y1);
+                free(y2);
+            }
+            if (k == 3) { /* the view decoded, and in a file */
+                psl_matrix *C = NULL, *L = NULL;
+                CHECK_OK(psl_matrix_to_csr(&C, V));
+                psl_matrix_info ci_;
+                if (C) {
+                    CHECK_OK(psl_matrix_get_info(C, &ci_));
+                    CHECK(ci_.format == PSL_FORMAT_CSR && ci_.nnz == nnz);
+                }
+                psl_matrix_destroy(&C);
+                CHECK_OK(psl_matrix_save(V, "view.psl"));
+                CHECK_OK(psl_matrix_load(&L, "view.psl"));
+                psl_matrix_info li;
+                if (L) {
+                    CHECK_OK(psl_matrix_get_info(L, &li));
+                    CHECK(li.format == PSL_FORMAT_CSRK && li.nnz == vi.nnz && li.bytes == vi.bytes);
+                }
+                psl_matrix_destroy(&L);
+                remove("view.psl");
+            }
+            psl_matrix_destroy(&V);
+            psl_matrix_destroy(&K);
+            CHECK(rp[n] == nnz); /* still the caller's, unchanged */
+        }
+        free(v);
+    }
+    /* bad arrays: refused, the handle NULL, the arrays unchanged */
+    psl_matrix *V = (psl_matrix *)(uintptr_t)1;
+    double *dv = calloc((size_t)nnz, sizeof *dv);
+    memcpy(dv, gv, (size_t)nnz * sizeof *dv);
+    int32_t c0 = ci[0], c1 = ci[1];
+    ci[0] = c1;
+    ci[1] = c0; /* row 0 unsorted: a view cannot sort */
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, rp, ci, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_INVALID_MATRIX);
+    CHECK(V == NULL && ci[0] == c1 && ci[1] == c0);
+    ci[0] = c0;
+    ci[1] = c1;
+    dv[5] = NAN;
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, rp, ci, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_NONFINITE);
+    dv[5] = 1;
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n - 1, rp, ci, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_INVALID_MATRIX); /* a column out of range */
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, rp, ci, dv, PSL_FP64, 4, 0, 0),
+             PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, rp, ci, dv, PSL_BF16, 3, 0, 0),
+             PSL_ERR_INVALID_VALUE);
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, NULL, ci, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_matrix_create_csrk_view(&V, n, n, rp, NULL, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_NULL_POINTER);
+    CHECK_ST(psl_matrix_create_csrk_view(NULL, n, n, rp, ci, dv, PSL_FP64, 3, 0, 0),
+             PSL_ERR_NULL_POINTER);
+    CHECK(V == NULL);
+    /* an empty matrix: row_ptr of one zero */
+    const int64_t zero = 0;
+    CHECK_OK(psl_matrix_create_csrk_view(&V, 0, 0, &zero, NULL, NULL, PSL_FP64, 3, 0, 0));
+    psl_matrix_destroy(&V);
+    free(dv);
+    free(rp);
+    free(ci);
+    psl_matrix_destroy(&G);
+}
+
 TEST(group_hand_computed)
 {
     /* rows of 3, 0, 5, 1, 1, 1, 9, 0 nonzeros (20): size 2 -> share 5 */
@@ -847,6 +982,7 @@ TEST(command_line)
 }
 
 static const psl_test_case tests[] = {
+    {"view_of_caller_arrays", view_of_caller_arrays},
     {"threads_and_schedules", threads_and_schedules},
     {"out_of_memory", out_of_memory},
     {"command_line", command_line},

@@ -19,7 +19,8 @@ extern "C" {
 #define PSL_DEAD_MAGIC 0xdeaddeaddeadULL
 
 /*
- * One matrix in one format. Arrays are owned by the handle.
+ * One matrix in one format. Arrays are owned by the handle, but for a
+ * view's CSR arrays (borrowed).
  *
  * CSR:      row_ptr[nrows+1], col_idx[nnz], values[nnz] of value_type
  *           (FP64 or FP32); rows in original order, columns ascending,
@@ -59,6 +60,9 @@ struct psl_matrix {
     int64_t *row_ptr;
     int32_t *col_idx;
     void *values;
+    bool borrowed; /* row_ptr, col_idx and values are the caller's (a CSR-k
+                      view, psl_matrix_create_csrk_view): never written,
+                      and psl_matrix_destroy leaves them */
 
     /* SELL and PackSELL */
     int32_t C, sigma;

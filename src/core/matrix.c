@@ -50,9 +50,11 @@ void psl_matrix_destroy(psl_matrix **A)
         return;
     psl_matrix *M = *A;
     if (M->magic == PSL_MATRIX_MAGIC) {
-        free(M->row_ptr);
-        free(M->col_idx);
-        free(M->values);
+        if (!M->borrowed) {
+            free(M->row_ptr);
+            free(M->col_idx);
+            free(M->values);
+        }
         free(M->slice_ptr);
         free(M->perm);
         free(M->sell_col);

@@ -22,6 +22,14 @@ psl_status psl_csr_build(psl_matrix **out, const psl_matrix *src,
 psl_status psl_csr_estimate(const psl_matrix *src, const psl_convert_options *opt,
                             psl_matrix_info *info);
 
+/* A CSR handle over the caller's 0-based arrays, borrowed (A->borrowed:
+ * never written, left by psl_matrix_destroy): validated as
+ * psl_matrix_create_csr does with PSL_CSR_STRICT (sorted columns, no
+ * duplicates, finite values), values FP64, FP32 or FP16; row statistics
+ * computed. For psl_matrix_create_csrk_view (csr_create.c). */
+psl_status psl_csr_view(psl_matrix **out, int32_t nrows, int32_t ncols, const int64_t *row_ptr,
+                        const int32_t *col_idx, const void *values, psl_scalar value_type);
+
 /* Stored row i of A (psl_format_ops.walk_row). */
 int64_t psl_csr_walk_row(const psl_matrix *A, int64_t i, int32_t *ci, double *v);
 

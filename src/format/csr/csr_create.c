@@ -1,8 +1,9 @@
 /*
  * csr_create.c -- FP64 CSR handles. psl_matrix_create_csr copies caller
  * arrays (0- or 1-based, float or double values); psl_csr_adopt takes
- * ownership of 0-based arrays (readers, generators, the decoder). Both
- * validate the arrays, sort the columns of each row and sum duplicates in
+ * ownership of 0-based arrays (readers, generators, the decoder);
+ * psl_csr_view borrows them (CSR-k's views: strict arrays, FP64, FP32 or
+ * FP16 values, never written). All validate the arrays, sort the columns of each row and sum duplicates in
  * input order (unless PSL_CSR_STRICT), and compute the row statistics kept on
  * the handle (max row, rsd, kleft). Every O(nnz) pass is parallel over rows
  * and deterministic: errors report the first offending row, reductions are
@@ -352,6 +353,46 @@ fail:
     free(col_idx);
     free(values);
     return st;
+}
+
+psl_status psl_csr_view(psl_matrix **out, int32_t nrows, int32_t ncols, const int64_t *row_ptr,
+                        const int32_t *col_idx, const void *values, psl_scalar value_type)
+{
+    *out = NULL;
+    if (nrows < 0 || ncols < 0)
+        return psl_error(PSL_ERR_INVALID_VALUE, "matrix dimensions %ld x %ld must be >= 0",
+                         (long)nrows, (long)ncols);
+    if (value_type != PSL_FP64 && value_type != PSL_FP32 && value_type != PSL_FP16)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "a CSR-k view takes PSL_FP64, PSL_FP32 or PSL_FP16 values (got %d)",
+                         (int)value_type);
+    if (!row_ptr)
+        return psl_error(PSL_ERR_NULL_POINTER, "row_ptr is NULL (a view needs nrows + 1 = %lld "
+                         "entries, also for an empty matrix)", (long long)nrows + 1);
+    csr_in in = {nrows, ncols, row_ptr, col_idx, values, value_type, 0};
+    PSL_TRY(check_row_ptr(&in));
+    const int64_t nnz = row_ptr[nrows];
+    if (nnz > 0 && (!col_idx || !values))
+        return psl_error(PSL_ERR_NULL_POINTER, "%s is NULL with %lld entries",
+                         col_idx ? "values" : "col_idx", (long long)nnz);
+    PSL_TRY(check_entries(&in, true));
+    psl_matrix *A = psl_matrix_new(PSL_FORMAT_CSR, nrows, ncols);
+    if (!A)
+        return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
+    A->borrowed = true;
+    A->row_ptr = (int64_t *)row_ptr; /* never written through: borrowed */
+    A->col_idx = (int32_t *)col_idx;
+    A->values = (void *)values;
+    A->nnz = nnz;
+    A->value_type = value_type;
+    A->stored = nnz;
+    psl_status st = row_stats(A);
+    if (st != PSL_OK) {
+        psl_matrix_destroy(&A);
+        return st;
+    }
+    *out = A;
+    return PSL_OK;
 }
 
 psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,

@@ -5,7 +5,8 @@
  * nonzeros (psl_csrk_group); the estimate, which groups the source's rows
  * without copying its arrays; with a locality reordering (csrk_reorder.c
  * gives the permutation) the same of P A P^T, the permutation and its
- * inverse kept after the pointer arrays; the public views of the arrays.
+ * inverse kept after the pointer arrays; the public views of the arrays;
+ * psl_matrix_create_csrk_view, CSR-k over the caller's own CSR arrays.
  */
 #include "format/build.h"
 #include "format/csr/csr.h"
@@ -114,6 +115,19 @@ static psl_status check_square(const psl_matrix *src, const psl_convert_options 
     return PSL_OK;
 }
 
+/* The CSR handle A made CSR-k, grouped by p (nsr, nssr, k levels; taken
+ * over). */
+static void as_csrk(psl_matrix *A, int32_t *p, int32_t nsr, int32_t nssr, int32_t k)
+{
+    A->format = PSL_FORMAT_CSRK;
+    A->C = k;
+    A->payload = p;
+    A->nslices = nsr;
+    A->sigma = nssr;
+    A->csr_equiv_bytes = ((int64_t)A->nrows + 1) * 8 +
+                         A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
+}
+
 /* The CSR-k handle over a copy of the CSR arrays of src (values rounded to
  * opt->value_type), grouped by p (nsr, nssr, k levels; taken over, freed on
  * failure). */
@@ -128,13 +142,7 @@ static psl_status wrap(psl_matrix **out, const psl_matrix *src, const psl_conver
         free(p);
         return st;
     }
-    A->format = PSL_FORMAT_CSRK;
-    A->C = k;
-    A->payload = p;
-    A->nslices = nsr;
-    A->sigma = nssr;
-    A->csr_equiv_bytes = ((int64_t)A->nrows + 1) * 8 +
-                         A->nnz * (4 + (int64_t)psl_scalar_size(A->value_type));
+    as_csrk(A, p, nsr, nssr, k);
     *out = A;
     return PSL_OK;
 }
@@ -316,6 +324,36 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(k, nsr, nssr);
     info->csrk_perm_bytes = reorder ? 8 * (int64_t)src->nrows : 0;
     info->bytes = csr + info->csrk_overhead_bytes + info->csrk_perm_bytes;
+    return PSL_OK;
+}
+
+psl_status psl_matrix_create_csrk_view(psl_matrix **A, int32_t nrows, int32_t ncols,
+                                       const int64_t *row_ptr, const int32_t *col_idx,
+                                       const void *values, psl_scalar value_type, int32_t k,
+                                       int32_t sr_rows, int32_t ssr_srs)
+{
+    if (!A)
+        return psl_error(PSL_ERR_NULL_POINTER, "output handle pointer is NULL");
+    *A = NULL;
+    if (k < 1 || k > 3 || sr_rows < 0 || ssr_srs < 0)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "CSR-k view: k = %d, sr_rows = %d, ssr_srs = %d (expected k 1, 2 or 3 "
+                         "and sizes >= 0, 0 for the tuning model's)",
+                         (int)k, (int)sr_rows, (int)ssr_srs);
+    psl_matrix *M = NULL;
+    PSL_TRY(psl_csr_view(&M, nrows, ncols, row_ptr, col_idx, values, value_type));
+    int32_t sr = 0, ssr = 0, nsr = 0, nssr = 0, *p = NULL;
+    psl_status st = psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, k,
+                                         nrows ? (double)M->nnz / nrows : 0.0, &sr, &ssr);
+    if (st == PSL_OK)
+        st = psl_csrk_pointers(nrows, row_ptr, k, sr_rows ? sr_rows : sr, ssr_srs ? ssr_srs : ssr,
+                               &p, &nsr, &nssr, &k);
+    if (st != PSL_OK) {
+        psl_matrix_destroy(&M);
+        return st;
+    }
+    as_csrk(M, p, nsr, nssr, k);
+    *A = M;
     return PSL_OK;
 }
 
