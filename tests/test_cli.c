@@ -264,7 +264,8 @@ TEST(help_and_version)
         psl_option_desc d;
         char line[160];
         CHECK_OK(psl_option_describe(i, &d));
-        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values,
+                 d.default_value[0] ? d.default_value : "unset");
         CHECK_MSG(strstr(out_text, line) != NULL, "help environment lacks %s", line);
     }
     CHECK(run("help nope") == 2 && strstr(err_text, "unknown help topic 'nope'"));

@@ -58,7 +58,8 @@ static int environment_help(void)
         psl_option_desc d;
         if (psl_option_describe(i, &d) != PSL_OK)
             return cli_lib_error(NULL, PSL_ERR_INTERNAL);
-        printf("\n  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        printf("\n  %s=%s (default %s)\n", d.name, d.values,
+               d.default_value[0] ? d.default_value : "unset");
         const char *p = d.doc;
         while (*p) {
             int width = 72, len = (int)strlen(p);
