@@ -460,8 +460,8 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
  * that gives no lanes to a row), block_rows threads over the rows of a
  * super-row, block_srs over the super-rows of a super-super-row.
  * A valid table of n rows (1 <= n <= PSL_CSRK_MODEL_ROWS_MAX) has d_max
- * >= 1 and increasing, the last one +INFINITY; sr_a and ssr_a in (0, 1e9]
- * and sr_b, ssr_b in [-1e9, 1e9]; CPU rows lanes = block_rows = block_srs
+ * >= 1 and increasing, the last one +INFINITY; sr_a, sr_b, ssr_a, ssr_b in
+ * [-1e9, 1e9] (a size below 1 counts as 1); CPU rows lanes = block_rows = block_srs
  * = 1; CUDA rows max(lanes, 1) x block_rows x block_srs threads, a multiple
  * of 32 up to 512. */
 typedef struct psl_csrk_model_row {

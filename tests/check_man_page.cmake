@@ -14,7 +14,7 @@ foreach(want ".TH PACKSELL 1" ".SH NAME" ".SH SYNOPSIS" ".SH DESCRIPTION"
     list(APPEND missing "${want}")
   endif()
 endforeach()
-foreach(cmd gen info convert spmv bench choose solve)
+foreach(cmd gen info convert spmv bench choose solve tune-csrk)
   string(TOUPPER "${cmd}" upper)
   # the command's section, then its usage line inside it
   string(FIND "${page}" ".SH \"PACKSELL ${upper}\"\n.nf\nUsage: packsell ${cmd} " at)

@@ -189,8 +189,8 @@ TEST(bad_files_refused_with_their_line)
         {H "cpu 1e999 40 4 10 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "d_max '1e999'"},
         {H "cpu inf x 4 10 1 1 1 1\n", PSL_ERR_PARSE, 2, "sr_a 'x'"},
         {H "cpu inf 40 4,5 10 1 1 1 1\n", PSL_ERR_PARSE, 2, "sr_b '4,5'"},
-        {H "cpu inf 0 4 10 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "sr_a 0"},
-        {H "cpu inf 40 4 -3 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "ssr_a -3"},
+        {H "cpu inf -2e9 4 10 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "sr_a -2e+09"},
+        {H "cpu inf 40 4 1.5e9 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "ssr_a 1.5e+09"},
         {H "cpu inf 40 4 10 2e9 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "ssr_b 2e+09"},
         {H "cpu inf 40 inf 10 1 1 1 1\n", PSL_ERR_INVALID_VALUE, 2, "sr_b 'inf'"},
         {H "cpu inf 40 4 10 1 2 1 1\n", PSL_ERR_INVALID_VALUE, 2, "expected 1 1 1"},
@@ -419,7 +419,7 @@ TEST(option_names_the_fit_file)
 
     /* a bad file through psl_option_set: every use fails with its error */
     const char *broken = path_of("broken.txt");
-    const char *text = "# packsell csrk fit v1\ncpu inf 40 4 10 1 1 1 1\ncuda inf 0 1 1 1 1 8 4\n";
+    const char *text = "# packsell csrk fit v1\ncpu inf 40 4 10 1 1 1 1\ncuda inf 3e9 1 1 1 1 8 4\n";
     write_text(broken, text, strlen(text));
     CHECK_OK(psl_option_set("PSL_CSRK_FIT", broken));
     char where[160];
@@ -429,7 +429,7 @@ TEST(option_names_the_fit_file)
                  PSL_ERR_INVALID_VALUE);
         psl_error_info e;
         psl_last_error(&e);
-        CHECK_MSG(strstr(e.message, where) && strstr(e.message, "sr_a 0") && e.line == 3, "%s",
+        CHECK_MSG(strstr(e.message, where) && strstr(e.message, "sr_a 3e+09") && e.line == 3, "%s",
                   e.message);
         CHECK_ST(convert_counts(&nsr, &nssr), PSL_ERR_INVALID_VALUE);
         CHECK(strstr(psl_last_error_message(), where));

@@ -87,6 +87,7 @@ typedef struct cli_format_args {
     const char *format, *values, *delta_bits, *slice, *sigma, *permute, *overflow;
     const char *precision; /* --precision of --format auto */
     const char *csrk_k, *csrk_sr, *csrk_ssr; /* --csrk-k, --csrk-sr, --csrk-ssr */
+    const char *csrk_fit;                    /* --csrk-fit */
 } cli_format_args;
 
 /* Option-table entries of the format options (put them in a cli_opt[]). */
@@ -100,7 +101,7 @@ typedef struct cli_format_args {
 /* Option-table entries of the CSR-k options (part of CLI_FORMAT_OPTS). */
 #define CLI_CSRK_OPTS                                                                \
     {"--csrk-k", NULL, 1, NULL, 0}, {"--csrk-sr", NULL, 1, NULL, 0},                 \
-        {"--csrk-ssr", NULL, 1, NULL, 0}
+        {"--csrk-ssr", NULL, 1, NULL, 0}, {"--csrk-fit", NULL, 1, NULL, 0}
 
 /* Help text of the format options. */
 #define CLI_FORMAT_HELP                                                              \
@@ -129,12 +130,18 @@ typedef struct cli_format_args {
     "      --csrk-sr N      csrk target rows per super-row (k >= 2; default 0: the\n" \
     "                       CPU tuning model from nnz per row)\n"                    \
     "      --csrk-ssr M     csrk target super-rows per super-super-row (k = 3;\n"   \
-    "                       default 0: the tuning model)\n"
+    "                       default 0: the tuning model)\n"                          \
+    "      --csrk-fit FILE  csrk: load a fit of the tuning model (written by\n"     \
+    "                       packsell tune-csrk) before converting; its tables\n"    \
+    "                       replace the defaults (or PSL_CSRK_FIT's) of the device\n" \
+    "                       kinds it has rows for\n"
 
 /* Collect the format options of a parsed table into fa. */
 void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa);
 /* --csrk-k/--csrk-sr/--csrk-ssr of fa into opt (their checks against one
- * another and k); CLI_OK or CLI_USAGE after printing the error. */
+ * another and k), and --csrk-fit loaded (psl_csrk_model_load, for the
+ * process); CLI_OK, or CLI_USAGE / CLI_RUNTIME (a fit that does not load)
+ * after printing the error. */
 int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt);
 
 /* Turn format options into convert options (defaults: csr, fp64; packsell
@@ -314,5 +321,6 @@ int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_choose(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+int cmd_tune_csrk(int argc, char **argv);
 
 #endif

@@ -15,8 +15,10 @@
  * round(ssr_a - ssr_b ln d), and the CUDA block (lanes, block_rows,
  * block_srs; 1 1 1 on the CPU). '#' starts a comment anywhere; blank lines
  * are ignored. A device's rows come in increasing d_max, the last one inf
- * (psl_csrk_fit_row_problem says what a row may hold). Numbers are read
- * the same in every locale.
+ * (psl_csrk_fit_row_problem says what a row may hold). The coefficients
+ * may have any sign (a least-squares line of sizes growing with d has
+ * b < 0 and may have a <= 0; the model clamps each size to [1, 2^30]).
+ * Numbers are read the same in every locale.
  */
 #include "format/csrk/csrk.h"
 #include "io/mm_internal.h"
@@ -53,11 +55,6 @@ const char *psl_csrk_fit_row_problem(psl_csrk_device dev, const psl_csrk_fit *r,
             if (!isfinite(c[i]) || fabs(c[i]) > COEF_MAX) {
                 snprintf(buf, len, "%s %g: expected a finite number of magnitude at most %g",
                          cname[i], c[i], COEF_MAX);
-                return buf;
-            }
-            if ((i == 0 || i == 2) && !(c[i] > 0)) {
-                snprintf(buf, len, "%s %g: expected a number > 0 (the size at d = 1)", cname[i],
-                         c[i]);
                 return buf;
             }
         }
