@@ -186,10 +186,10 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
 
 /* ---- the public calls on the tables (packsell.h) */
 
-/* rows[0 .. min(n, max)) as the library's rows. */
+/* rows[0 .. n) as the library's rows (n checked by the caller). */
 static void from_public(const psl_csrk_model_row *rows, int n, psl_csrk_fit *out)
 {
-    for (int i = 0; i < n && i < PSL_CSRK_MODEL_ROWS_MAX; i++) {
+    for (int i = 0; i < n; i++) {
         const psl_csrk_model_row *r = &rows[i];
         out[i] = (psl_csrk_fit){r->d_max, r->sr_a, r->sr_b, r->ssr_a, r->ssr_b,
                                 r->lanes, r->block_rows, r->block_srs};
@@ -223,6 +223,8 @@ psl_status psl_csrk_model_set(psl_csrk_device device, const psl_csrk_model_row *
     if (!rows)
         return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_set: rows is NULL");
     psl_csrk_fit t[PSL_CSRK_MODEL_ROWS_MAX];
+    if (n < 1 || n > PSL_CSRK_MODEL_ROWS_MAX) /* the row count's error, rows not read */
+        return psl_csrk_fit_check(device, NULL, n, "psl_csrk_model_set");
     from_public(rows, n, t);
     PSL_TRY(psl_csrk_fit_check(device, t, n, "psl_csrk_model_set"));
     install(device, t, n);
@@ -256,6 +258,8 @@ psl_status psl_csrk_model_save(const char *path, psl_csrk_device device,
     if (!path || !rows)
         return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_save: path or rows is NULL");
     psl_csrk_fit t[PSL_CSRK_MODEL_ROWS_MAX];
+    if (n < 1 || n > PSL_CSRK_MODEL_ROWS_MAX)
+        return psl_csrk_fit_check(device, NULL, n, "psl_csrk_model_save");
     from_public(rows, n, t);
     return psl_csrk_fit_write(path, device, t, n, comment);
 }
