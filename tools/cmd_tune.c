@@ -22,12 +22,15 @@
 #include <omp.h>
 #endif
 
-#define DEFAULT_CPU_MATRICES                                                          \
-    "gen:lap2d:1024,gen:lap3d:64,gen:random:65536:16,gen:hpcg:5:5:5,"                 \
-    "gen:banded:65536:16:33,gen:banded:16384:64:100"
-#define DEFAULT_CUDA_MATRICES                                                         \
-    "gen:lap2d:2048,gen:lap3d:128,gen:random:1048576:16,gen:hpcg:7:7:7,"              \
-    "gen:banded:1048576:16:33,gen:banded:262144:64:100"
+/* The default matrices, d from about 5 to 100, in two halves (so that
+ * --help breaks the list between them). */
+#define CPU_MATRICES_1 "gen:lap2d:1024,gen:lap3d:64,gen:random:65536:16,gen:hpcg:5:5:5"
+#define CPU_MATRICES_2 "gen:banded:65536:16:33,gen:banded:16384:64:100"
+#define CUDA_MATRICES_1 "gen:lap2d:2048,gen:lap3d:128,gen:random:1048576:16,gen:hpcg:7:7:7"
+#define CUDA_MATRICES_2 "gen:banded:1048576:16:33,gen:banded:262144:64:100"
+#define DEFAULT_CPU_MATRICES CPU_MATRICES_1 "," CPU_MATRICES_2
+#define DEFAULT_CUDA_MATRICES CUDA_MATRICES_1 "," CUDA_MATRICES_2
+#define HELP_INDENT "\n                       "
 #define DEFAULT_CPU_SR "2,4,8,16,32,64,128,256"
 #define DEFAULT_CPU_SSR "1,2,4,8,16,32"
 #define DEFAULT_CUDA_SR "1,2,4,8,16,32,64"
@@ -45,26 +48,28 @@ static void usage(void)
            "Fit the CSR-k tuning model of a device kind to this machine: for each\n"
            "matrix, time SpMV (CSR-k k = 3, FP64 values and vectors) for every pair of\n"
            "rows per super-row (--sr) and super-rows per super-super-row (--ssr) of a\n"
-           "grid, as `packsell bench` times (median of the runs after warm-up; cpu: the\n"
-           "matrix grouped by the conversion, one kernel at a time; cuda: the device\n"
-           "grouping forced through PSL_CUDA_CSRK_SR_ROWS / _SSR_SRS at upload, CUDA\n"
-           "events). The best pair of each matrix goes into a least-squares fit of\n"
-           "each size against ln d (d = nonzeros per row), size = round(a - b ln d),\n"
-           "per range of d of the table in use (its ranges and CUDA blocks are kept;\n"
-           "one matrix in a range: b = 0; none: the row is kept). Then the best pair,\n"
-           "the pick of the table in use before and the pick of the fit are timed\n"
-           "again together (cpu: " "5 rounds in turn), and the table shows the ratio\n"
-           "best / fit (1: the fit picks as well as the sweep) and the share of\n"
-           "matrices whose fit pick is within 10%% of the best. The fit is saved as a\n"
-           "fit file (psl_csrk_model_load, PSL_CSRK_FIT, --csrk-fit of bench, convert,\n"
-           "info) with the date, host and sweep as comments.\n"
+           "grid, as `packsell bench` times (the median of the runs after warm-up, or\n"
+           "--stat min; cpu: the matrix grouped by the conversion, one kernel at a\n"
+           "time; cuda: the device grouping forced through PSL_CUDA_CSRK_SR_ROWS /\n"
+           "_SSR_SRS at upload, CUDA events). The best pair of each matrix goes into a\n"
+           "least-squares fit of each size against ln d (d = nonzeros per row), size =\n"
+           "round(a - b ln d), per range of d of the table in use (its ranges and CUDA\n"
+           "blocks are kept; one matrix in a range: b = 0; none: the row is kept).\n"
+           "Then the best pair, the pick of the table in use before and the pick of\n"
+           "the fit are timed again together (cpu: 5 rounds in turn), and the table\n"
+           "shows the ratio best / fit (1: the fit picks as well as the sweep) and the\n"
+           "share of matrices whose fit pick is within 10%% of the best. The fit is\n"
+           "saved as a fit file (psl_csrk_model_load, PSL_CSRK_FIT, --csrk-fit of\n"
+           "bench, convert, info) with the date, host and sweep as comments.\n"
            "\n"
            "Options:\n"
            "      --device D       cpu (default) or cuda\n"
            "      --matrices LIST  comma-separated MATRIX arguments (gen:SPEC, packsell\n"
            "                       or Matrix Market files); 'default' stands for the\n"
-           "                       default list: cpu " DEFAULT_CPU_MATRICES ";\n"
-           "                       cuda " DEFAULT_CUDA_MATRICES "\n"
+           "                       default list, cpu:\n"
+           "                       " CPU_MATRICES_1 "," HELP_INDENT CPU_MATRICES_2 "\n"
+           "                       cuda:\n"
+           "                       " CUDA_MATRICES_1 "," HELP_INDENT CUDA_MATRICES_2 "\n"
            "      --sr LIST        rows per super-row to sweep (cpu default\n"
            "                       " DEFAULT_CPU_SR "; cuda " DEFAULT_CUDA_SR ")\n"
            "      --ssr LIST       super-rows per super-super-row (cpu default\n"
@@ -77,6 +82,10 @@ static void usage(void)
            "      --min-time SEC   and at least SEC seconds of them (default 0.02; cuda 0)\n"
            "      --warmup N       untimed runs first (default 2; cuda 10)\n"
            "      --threads T      OpenMP threads (default: OMP_NUM_THREADS or all)\n"
+           "      --stat S         median (default) or min: the time compared, the median\n"
+           "                       or the fastest of each pair's runs (min, on a machine\n"
+           "                       shared with other work, whose preemptions inflate the\n"
+           "                       medians of threaded runs)\n"
            "  -h, --help           this help\n"
            "\n"
            "Example: packsell tune-csrk --device cpu --out fit.txt\n"
@@ -87,6 +96,7 @@ static void usage(void)
 
 typedef struct tune_args {
     int cuda, force;
+    int stat_min; /* --stat min: compare the fastest runs, not the medians */
     psl_csrk_device dev;
     const char *out, *json;
     char out_default[32];
@@ -182,7 +192,7 @@ static int tune_parse(const char *cmd, int argc, char **argv, tune_args *a)
                       {"--out", "-o", 1, NULL, 0},      {"--json", NULL, 1, NULL, 0},
                       {"--force", NULL, 0, NULL, 0},    {"--reps", NULL, 1, NULL, 0},
                       {"--min-time", NULL, 1, NULL, 0}, {"--warmup", NULL, 1, NULL, 0},
-                      {"--threads", NULL, 1, NULL, 0}};
+                      {"--threads", NULL, 1, NULL, 0},  {"--stat", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, NULL, 0, &npos);
     if (rc)
@@ -227,6 +237,11 @@ static int tune_parse(const char *cmd, int argc, char **argv, tune_args *a)
         if (a->min_time < 0)
             return cli_usage_error(cmd, "--min-time must be >= 0");
     }
+    if ((s = cli_find(opts, nopts, "--stat")->value) != NULL) {
+        if (!cli_same(s, "median") && !cli_same(s, "min"))
+            return cli_usage_error(cmd, "--stat must be median or min, not '%s'", s);
+        a->stat_min = cli_same(s, "min");
+    }
     const long long hi = a->cuda ? SIZE_MAX_CUDA : 1 << 30;
     s = cli_find(opts, nopts, "--sr")->value;
     if ((rc = parse_sizes(cmd, "--sr", s ? s : a->cuda ? DEFAULT_CUDA_SR : DEFAULT_CPU_SR, hi,
@@ -251,6 +266,7 @@ typedef struct tune_time {
     int ok;
     int64_t runs;
     double median_us, min_us, max_us;
+    double us; /* the statistic compared (--stat): median_us or min_us */
 } tune_time;
 
 /* What one matrix gave. */
@@ -308,8 +324,8 @@ static void add_kernel(const tune_args *a, bench_args *b, int32_t sr, int32_t ss
 
 /* Time the kernels of b on d into t (one per kernel, sizes already set);
  * a failed kernel is an error. */
-static int time_kernels(const char *cmd, const bench_args *b, const bench_data *d,
-                        tune_time *t, bench_device *dev)
+static int time_kernels(const char *cmd, const tune_args *a, const bench_args *b,
+                        const bench_data *d, tune_time *t, bench_device *dev)
 {
     bench_result *res = calloc((size_t)b->nkernels, sizeof *res);
     bench_host host;
@@ -329,6 +345,7 @@ static int time_kernels(const char *cmd, const bench_args *b, const bench_data *
         t[i].median_us = r->t_median * 1e6;
         t[i].min_us = r->t_min * 1e6;
         t[i].max_us = r->t_max * 1e6;
+        t[i].us = a->stat_min ? t[i].min_us : t[i].median_us;
     }
     free(res);
     return rc;
@@ -356,11 +373,11 @@ static int sweep_matrix(const char *cmd, const tune_args *a, tune_matrix *m, ben
             t->ssr = a->ssr[j];
             add_kernel(a, b, t->sr, t->ssr);
         }
-    if ((rc = time_kernels(cmd, b, d, m->sweep, dev)) != 0)
+    if ((rc = time_kernels(cmd, a, b, d, m->sweep, dev)) != 0)
         return rc;
     m->best = 0;
     for (int i = 1; i < b->nkernels; i++)
-        if (m->sweep[i].median_us < m->sweep[m->best].median_us)
+        if (m->sweep[i].us < m->sweep[m->best].us)
             m->best = i;
     return CLI_OK;
 }
@@ -396,9 +413,9 @@ static void print_results(FILE *f, const char *prefix, const tune_args *a,
         for (int k = 0; k < 3; k++)
             snprintf(p[k], sizeof p[k], "(%d,%d)", (int)m->confirm[k].sr, (int)m->confirm[k].ssr);
         fprintf(f, "%s%-34.34s %8.2f %5d %13s %10.2f %13s %10.2f %13s %10.2f %7.3f%s\n", prefix,
-                m->spec, m->d, m->range, p[PICK_BEST], m->confirm[PICK_BEST].median_us,
-                p[PICK_FIT], m->confirm[PICK_FIT].median_us, p[PICK_BEFORE],
-                m->confirm[PICK_BEFORE].median_us, m->ratio, m->within ? "" : "  (> 10%)");
+                m->spec, m->d, m->range, p[PICK_BEST], m->confirm[PICK_BEST].us,
+                p[PICK_FIT], m->confirm[PICK_FIT].us, p[PICK_BEFORE],
+                m->confirm[PICK_BEFORE].us, m->ratio, m->within ? "" : "  (> 10%)");
     }
     fprintf(f, "%sfit's pick within 10%% of the best on %d of %d matrices (%.0f%%)\n", prefix,
             within, a->nmatrices, 100.0 * within / a->nmatrices);
@@ -421,8 +438,8 @@ static char *fit_comment(const tune_args *a, const tune_matrix *ms, int within,
     fprintf(f, "written by packsell %s tune-csrk on %s, host %s\n", psl_version(), date, host);
     fprintf(f, "device %s: %s\n", a->cuda ? "cuda" : "cpu", device_text);
     fprintf(f, "command: %s\n", command);
-    fprintf(f, "CSR-k k = 3, FP64; reps %lld, warm-up %lld, min-time %g s; sr grid", a->reps,
-            a->warmup, a->min_time);
+    fprintf(f, "CSR-k k = 3, FP64; reps %lld, warm-up %lld, min-time %g s, times compared: %s; "
+            "sr grid", a->reps, a->warmup, a->min_time, a->stat_min ? "min" : "median");
     for (int i = 0; i < a->nsr; i++)
         fprintf(f, "%c%d", i ? ',' : ' ', (int)a->sr[i]);
     fprintf(f, ", ssr grid");
@@ -495,7 +512,8 @@ static int write_json(const char *cmd, const tune_args *a, const tune_matrix *ms
 #ifdef _OPENMP
     cli_json_int(&j, "threads", omp_get_max_threads());
 #endif
-    cli_json_string(&j, "timing", a->cuda ? "cuda events, median" : "wall clock, median");
+    cli_json_string(&j, "timing", a->cuda ? "cuda events" : "wall clock");
+    cli_json_string(&j, "stat", a->stat_min ? "min" : "median");
     cli_json_int(&j, "csrk_k", 3);
     cli_json_string(&j, "values", "fp64");
     cli_json_int(&j, "reps", a->reps);
@@ -630,10 +648,10 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
         timing_args(a, m->spec, CONFIRM_ROUNDS, b);
         for (int k = 0; k < 3; k++)
             add_kernel(a, b, m->confirm[k].sr, m->confirm[k].ssr);
-        if ((rc = time_kernels(cmd, b, &ds[i], m->confirm, &dev)) != 0)
+        if ((rc = time_kernels(cmd, a, b, &ds[i], m->confirm, &dev)) != 0)
             goto done;
-        m->ratio = m->confirm[PICK_BEST].median_us / m->confirm[PICK_FIT].median_us;
-        m->within = m->confirm[PICK_FIT].median_us <= WITHIN * m->confirm[PICK_BEST].median_us;
+        m->ratio = m->confirm[PICK_BEST].us / m->confirm[PICK_FIT].us;
+        m->within = m->confirm[PICK_FIT].us <= WITHIN * m->confirm[PICK_BEST].us;
         within += m->within;
         bench_data_free(&ds[i]);
     }
