@@ -1161,23 +1161,4 @@ static const psl_test_case tests[] = {
     {"runtime_errors_exit_1", runtime_errors_exit_1},
 };
 
-/* PSL_TEST_MAIN with a temporary directory around it. */
-int run_all(int argc, char **argv);
-#define main run_all
-PSL_TEST_MAIN(tests)
-#undef main
-
-int main(int argc, char **argv)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/psl_cli_XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    int rc = run_all(argc, argv);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-    return rc;
-}
+PSL_TEST_MAIN_IN_TMPDIR(tests, tmpdir, "cli")

@@ -469,23 +469,4 @@ static const psl_test_case tests[] = {
     {"option_names_the_fit_file", option_names_the_fit_file},
 };
 
-/* PSL_TEST_MAIN with a temporary folder around it. */
-int run_all(int argc, char **argv);
-#define main run_all
-PSL_TEST_MAIN(tests)
-#undef main
-
-int main(int argc, char **argv)
-{
-    snprintf(dir, sizeof dir, "/tmp/psl_csrk_fit_XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    int rc = run_all(argc, argv);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return rc;
-}
+PSL_TEST_MAIN_IN_TMPDIR(tests, dir, "csrk_fit")

@@ -234,6 +234,9 @@ double cli_uniform_pm1(uint64_t *state);
 double cli_now(void);
 /* Median of n > 0 samples (the array is sorted in place). */
 double cli_median(double *t, int64_t n);
+/* The UTC date and time now ("2026-12-06T03:14:43Z") and this host's
+ * name, "" where unknown (date_len >= 32, host_len >= 2). */
+void cli_run_stamp(char *date, size_t date_len, char *host, size_t host_len);
 
 /* ---- JSON writer (json.c) */
 
@@ -244,6 +247,9 @@ typedef struct cli_json {
 } cli_json;
 
 void cli_json_init(cli_json *j, FILE *f);
+/* The first keys of a report: packsell_version, date, host (cli_run_stamp)
+ * and device, inside the object j has open. */
+void cli_json_report_head(cli_json *j, const char *device);
 /* key is NULL for array elements and the top-level value. */
 void cli_json_begin_object(cli_json *j, const char *key);
 void cli_json_end_object(cli_json *j);

@@ -903,21 +903,11 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     psl_status ost = psl_output_begin(&out, a->json, &f);
     if (ost != PSL_OK)
         return cli_lib_error(cmd, ost);
-    char date[64] = "", host[256] = "";
-    time_t now = time(NULL);
-    struct tm tmv;
-    if (gmtime_r(&now, &tmv))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
     const psl_convert_options *o = &a->kernels[0].opt;
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
-    cli_json_string(&j, "packsell_version", psl_version());
-    cli_json_string(&j, "date", date);
-    cli_json_string(&j, "host", host);
-    cli_json_string(&j, "device", dev ? "cuda" : "cpu");
+    cli_json_report_head(&j, dev ? "cuda" : "cpu");
     cli_json_int(&j, "threads", threads_in_use());
     if (!dev) {
         cli_json_string(&j, "cpu", hs->cpu);

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -391,15 +389,6 @@ static int model_pick(const char *cmd, const tune_args *a, double d, tune_time *
 
 /* ---- output */
 
-static void now_text(char *date, size_t len)
-{
-    time_t now = time(NULL);
-    struct tm tmv;
-    date[0] = '\0';
-    if (gmtime_r(&now, &tmv))
-        strftime(date, len, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-}
-
 /* The per-matrix table on f, each line after prefix. */
 static void print_results(FILE *f, const char *prefix, const tune_args *a,
                           const tune_matrix *ms, int within)
@@ -431,10 +420,8 @@ static char *fit_comment(const tune_args *a, const tune_matrix *ms, int within,
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    char date[64], host[256] = "";
-    now_text(date, sizeof date);
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
+    char date[64], host[256];
+    cli_run_stamp(date, sizeof date, host, sizeof host);
     fprintf(f, "written by packsell %s tune-csrk on %s, host %s\n", psl_version(), date, host);
     fprintf(f, "device %s: %s\n", a->cuda ? "cuda" : "cpu", device_text);
     fprintf(f, "command: %s\n", command);
@@ -497,17 +484,10 @@ static int write_json(const char *cmd, const tune_args *a, const tune_matrix *ms
     psl_status st = psl_output_begin(&out, a->json, &f);
     if (st != PSL_OK)
         return cli_lib_error(cmd, st);
-    char date[64], host[256] = "";
-    now_text(date, sizeof date);
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
-    cli_json_string(&j, "packsell_version", psl_version());
-    cli_json_string(&j, "date", date);
-    cli_json_string(&j, "host", host);
-    cli_json_string(&j, "device", a->cuda ? "cuda" : "cpu");
+    cli_json_report_head(&j, a->cuda ? "cuda" : "cpu");
     cli_json_string(&j, a->cuda ? "gpu" : "cpu", device_text);
 #ifdef _OPENMP
     cli_json_int(&j, "threads", omp_get_max_threads());
