@@ -823,6 +823,7 @@ TEST(tune_csrk_cpu)
     /* errors: usage (2), runtime (1, nothing written) */
     const char *usage[] = {"--sr 0", "--sr 2,2", "--sr 2,", "--ssr x", "--reps 0",
                            "--min-time -1", "--out -", "--matrices ,", "--device gpu", "extra",
+                           "--stat mean", "--json x.json --out x.json",
                            "--sr 1,2,3,4,5,6,7,8,9 --ssr 1,2,3,4,5,6,7,8"};
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
         CHECK_MSG(run("tune-csrk --out '%s' %s", tmp("u.txt"), usage[i]) == 2, "%s: %s",

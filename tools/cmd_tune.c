@@ -207,6 +207,8 @@ static int tune_parse(const char *cmd, int argc, char **argv, tune_args *a)
     a->json = cli_find(opts, nopts, "--json")->value;
     if (strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "--out -: the fit goes to a file");
+    if (a->json && strcmp(a->json, a->out) == 0)
+        return cli_usage_error(cmd, "--json and --out name the same file '%s'", a->out);
     if ((rc = check_new_output(cmd, "--out", a->out, a->force)) != 0 ||
         (rc = check_new_output(cmd, "--json", a->json, a->force)) != 0)
         return rc;
