@@ -34,7 +34,7 @@
  *    --m2 x --m3 x --m4; defaults as the command's) above MAX_SOLVE_STEPS,
  *    for bench (--reps + --warmup) x the kernels above MAX_BENCH_RUNS, for
  *    tune-csrk (--reps + --warmup) x (the grid's pairs + 3) x the matrices
- *    above MAX_TUNE_RUNS;
+ *    (--matrices and --holdout) above MAX_TUNE_RUNS;
  *  - the command gets one option before the input's own, which win over
  *    it: bench and tune-csrk "--min-time=0" (the default, 0.2 s per kernel, would make
  *    every bench input take seconds), solve "--max-iters=SOLVE_MAX_ITERS"
@@ -194,16 +194,16 @@ static int run_length_ok(char **args, int n)
         return runs * kernels <= MAX_BENCH_RUNS;
     }
     if (strcmp(args[1], "tune-csrk") == 0) {
-        double items[3] = {8, 6, 6}; /* the defaults: --sr, --ssr, --matrices */
-        const char *names[3] = {"--sr", "--ssr", "--matrices"};
-        for (int k = 0; k < 3; k++) {
+        double items[4] = {8, 6, 6, 0}; /* the defaults: --sr, --ssr, --matrices, --holdout */
+        const char *names[4] = {"--sr", "--ssr", "--matrices", "--holdout"};
+        for (int k = 0; k < 4; k++) {
             const char *list = option_value(args, n, 2, names[k]);
             if (list)
                 for (items[k] = 1; *list; list++)
                     items[k] += *list == ',' ? 1 : 0;
         }
         double runs = number(args, n, "--reps", 10) + number(args, n, "--warmup", 2);
-        return runs * (items[0] * items[1] + 3) * items[2] <= MAX_TUNE_RUNS;
+        return runs * (items[0] * items[1] + 3) * (items[2] + items[3]) <= MAX_TUNE_RUNS;
     }
     return 1;
 }

@@ -789,9 +789,11 @@ TEST(tune_csrk_cpu)
     const char *args = "--matrices gen:lap2d:24,gen:hpcg:3:3:3,gen:random:400:12 --sr 2,8,32 "
                        "--ssr 1,4 --reps 1 --warmup 0 --min-time 0";
     remove(fit);
-    int rc = run("tune-csrk --device cpu %s --out '%s' --json '%s'", args, fit, json);
+    int rc = run("tune-csrk --device cpu %s --holdout gen:lap3d:9 --out '%s' --json '%s'", args,
+                 fit, json);
     CHECK_MSG(rc == 0, "tune-csrk exit %d: %s", rc, err_text);
     CHECK(strstr(out_text, "within 10% of the best on") && strstr(out_text, "gen:hpcg:3:3:3"));
+    CHECK(strstr(out_text, "of 3 fitted matrices") && strstr(out_text, "of 1 held-out matrices"));
     static char text[1 << 16], again[1 << 16];
     slurp(fit, text, sizeof text);
     CHECK_MSG(strncmp(text, "# packsell csrk fit v1\n# written by packsell", 44) == 0, "%s", text);
@@ -805,6 +807,7 @@ TEST(tune_csrk_cpu)
     CHECK_MSG(json_valid(js), "invalid JSON:\n%s", js);
     CHECK(json_has_str(js, "device", "cpu") && json_has_str(js, "fit_file", fit));
     CHECK(n == 1 && json_num(js, "sr_a") > -1e9 && json_num(js, "within_10pct_share") >= 0);
+    CHECK(json_num(js, "fitted") == 3 && json_num(js, "held_out_within_10pct_share") >= 0);
     /* the fit's pick of the report is the model's pick once the file is loaded */
     int32_t sr = 0, ssr = 0;
     CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, 3, 10648.0 / 512, &sr, &ssr));

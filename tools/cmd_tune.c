@@ -68,6 +68,9 @@ static void usage(void)
            "                       " CPU_MATRICES_1 "," HELP_INDENT CPU_MATRICES_2 "\n"
            "                       cuda:\n"
            "                       " CUDA_MATRICES_1 "," HELP_INDENT CUDA_MATRICES_2 "\n"
+           "      --holdout LIST   more matrices, swept and judged like the others but\n"
+           "                       left out of the fit (the model's picks on matrices it\n"
+           "                       has not seen); reported apart\n"
            "      --sr LIST        rows per super-row to sweep (cpu default\n"
            "                       " DEFAULT_CPU_SR "; cuda " DEFAULT_CUDA_SR ")\n"
            "      --ssr LIST       super-rows per super-super-row (cpu default\n"
@@ -102,8 +105,9 @@ typedef struct tune_args {
     double min_time;
     int32_t sr[MAX_GRID], ssr[MAX_GRID];
     int nsr, nssr;
-    char *list; /* the matrices, comma-separated ("default" expanded) */
+    char *list[2]; /* --matrices, --holdout: comma-separated ("default" expanded) */
     const char *matrix[MAX_MATRICES];
+    int held_out[MAX_MATRICES]; /* from --holdout: timed and judged, not fitted */
     int nmatrices;
 } tune_args;
 
@@ -137,35 +141,38 @@ static int parse_sizes(const char *cmd, const char *opt, const char *s, long lon
     }
 }
 
-/* --matrices into a->list / a->matrix ("default" expanded). */
-static int parse_matrices(const char *cmd, const char *s, tune_args *a)
+/* The list s of option opt (--matrices: held 0, --holdout: held 1) into
+ * a->list[held] and a->matrix ("default" expanded). */
+static int parse_matrices(const char *cmd, const char *opt, const char *s, int held, tune_args *a)
 {
     const char *def = a->cuda ? DEFAULT_CUDA_MATRICES : DEFAULT_CPU_MATRICES;
     size_t cap = strlen(s) + 1, words = 1;
     for (const char *p = s; *p; p++)
         words += *p == ',';
     cap += words * strlen(def);
-    a->list = malloc(cap);
-    if (!a->list)
+    char *list = a->list[held] = malloc(cap);
+    if (!list)
         return cli_error(cmd, "out of memory");
-    a->list[0] = '\0';
+    list[0] = '\0';
     size_t k = 0;
     for (const char *p = s;;) {
         size_t len = strcspn(p, ",");
         if (len == 0)
-            return cli_usage_error(cmd, "--matrices: bad list '%s' (an empty item)", s);
+            return cli_usage_error(cmd, "%s: bad list '%s' (an empty item)", opt, s);
         const int is_def = len == 7 && strncmp(p, "default", 7) == 0;
         const char *item = is_def ? def : p;
         const int ilen = is_def ? (int)strlen(def) : (int)len;
-        k += (size_t)snprintf(a->list + k, cap - k, "%s%.*s", k ? "," : "", ilen, item);
+        k += (size_t)snprintf(list + k, cap - k, "%s%.*s", k ? "," : "", ilen, item);
         p += len;
         if (*p == '\0')
             break;
         p++;
     }
-    for (char *p = a->list; p;) {
+    for (char *p = list; p;) {
         if (a->nmatrices == MAX_MATRICES)
-            return cli_usage_error(cmd, "--matrices: at most %d matrices", MAX_MATRICES);
+            return cli_usage_error(cmd, "--matrices and --holdout: at most %d matrices",
+                                   MAX_MATRICES);
+        a->held_out[a->nmatrices] = held;
         a->matrix[a->nmatrices++] = p;
         p = strchr(p, ',');
         if (p)
@@ -190,7 +197,8 @@ static int tune_parse(const char *cmd, int argc, char **argv, tune_args *a)
                       {"--out", "-o", 1, NULL, 0},      {"--json", NULL, 1, NULL, 0},
                       {"--force", NULL, 0, NULL, 0},    {"--reps", NULL, 1, NULL, 0},
                       {"--min-time", NULL, 1, NULL, 0}, {"--warmup", NULL, 1, NULL, 0},
-                      {"--threads", NULL, 1, NULL, 0},  {"--stat", NULL, 1, NULL, 0}};
+                      {"--threads", NULL, 1, NULL, 0},  {"--stat", NULL, 1, NULL, 0},
+                      {"--holdout", NULL, 1, NULL, 0}};
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, NULL, 0, &npos);
     if (rc)
@@ -255,7 +263,10 @@ static int tune_parse(const char *cmd, int argc, char **argv, tune_args *a)
         return cli_usage_error(cmd, "a grid of %d x %d pairs: at most %d", a->nsr, a->nssr,
                                BENCH_MAX_KERNELS);
     s = cli_find(opts, nopts, "--matrices")->value;
-    return parse_matrices(cmd, s ? s : "default", a);
+    if ((rc = parse_matrices(cmd, "--matrices", s ? s : "default", 0, a)) != 0)
+        return rc;
+    s = cli_find(opts, nopts, "--holdout")->value;
+    return s ? parse_matrices(cmd, "--holdout", s, 1, a) : CLI_OK;
 }
 
 /* ---- the sweep */
@@ -280,7 +291,14 @@ typedef struct tune_matrix {
     tune_time confirm[3]; /* timed together: the best pair, the pick before, the fit's pick */
     double ratio;      /* confirm: best / fit */
     int within;        /* the fit's pick at most WITHIN x the best */
+    int held_out;      /* --holdout: not in the fit */
 } tune_matrix;
+
+/* How many matrices, fitted [0] and held out [1], and how many of them
+ * the fit's pick is within 10% of the best on. */
+typedef struct tune_share {
+    int n[2], within[2];
+} tune_share;
 
 enum { PICK_BEST, PICK_BEFORE, PICK_FIT };
 static const char *const pick_names[3] = {"best", "before", "fit"};
@@ -391,29 +409,32 @@ static int model_pick(const char *cmd, const tune_args *a, double d, tune_time *
 
 /* ---- output */
 
-/* The per-matrix table on f, each line after prefix. */
-static void print_results(FILE *f, const char *prefix, const tune_args *a,
-                          const tune_matrix *ms, int within)
+/* The per-matrix table on f and the shares. */
+static void print_results(FILE *f, const tune_args *a, const tune_matrix *ms,
+                          const tune_share *sh)
 {
-    fprintf(f, "%s%-34s %8s %5s %13s %10s %13s %10s %13s %10s %7s\n", prefix, "matrix", "d",
-            "range", "best(sr,ssr)", "best_us", "fit(sr,ssr)", "fit_us", "before(sr,ssr)",
+    fprintf(f, "%-34s %8s %5s %4s %13s %10s %13s %10s %13s %10s %7s\n", "matrix", "d", "range",
+            "use", "best(sr,ssr)", "best_us", "fit(sr,ssr)", "fit_us", "before(sr,ssr)",
             "before_us", "ratio");
     for (int i = 0; i < a->nmatrices; i++) {
         const tune_matrix *m = &ms[i];
         char p[3][32];
         for (int k = 0; k < 3; k++)
             snprintf(p[k], sizeof p[k], "(%d,%d)", (int)m->confirm[k].sr, (int)m->confirm[k].ssr);
-        fprintf(f, "%s%-34.34s %8.2f %5d %13s %10.2f %13s %10.2f %13s %10.2f %7.3f%s\n", prefix,
-                m->spec, m->d, m->range, p[PICK_BEST], m->confirm[PICK_BEST].us,
-                p[PICK_FIT], m->confirm[PICK_FIT].us, p[PICK_BEFORE],
+        fprintf(f, "%-34.34s %8.2f %5d %4s %13s %10.2f %13s %10.2f %13s %10.2f %7.3f%s\n",
+                m->spec, m->d, m->range, m->held_out ? "held" : "fit", p[PICK_BEST],
+                m->confirm[PICK_BEST].us, p[PICK_FIT], m->confirm[PICK_FIT].us, p[PICK_BEFORE],
                 m->confirm[PICK_BEFORE].us, m->ratio, m->within ? "" : "  (> 10%)");
     }
-    fprintf(f, "%sfit's pick within 10%% of the best on %d of %d matrices (%.0f%%)\n", prefix,
-            within, a->nmatrices, 100.0 * within / a->nmatrices);
+    static const char *const what[2] = {"fitted", "held-out"};
+    for (int h = 0; h < 2; h++)
+        if (sh->n[h] > 0)
+            fprintf(f, "fit's pick within 10%% of the best on %d of %d %s matrices (%.0f%%)\n",
+                    sh->within[h], sh->n[h], what[h], 100.0 * sh->within[h] / sh->n[h]);
 }
 
 /* The comment of the fit file: how it was made, and the results. */
-static char *fit_comment(const tune_args *a, const tune_matrix *ms, int within,
+static char *fit_comment(const tune_args *a, const tune_matrix *ms, const tune_share *sh,
                          const char *device_text, const char *command, const int *count,
                          int nrows)
 {
@@ -438,7 +459,7 @@ static char *fit_comment(const tune_args *a, const tune_matrix *ms, int within,
     for (int r = 0; r < nrows; r++)
         fprintf(f, " %d", count[r]);
     fprintf(f, " (a row without any keeps the coefficients it had)\n");
-    print_results(f, "", a, ms, within);
+    print_results(f, a, ms, sh);
     fclose(f);
     return text;
 }
@@ -477,7 +498,8 @@ static void json_rows(cli_json *j, const char *key, const psl_csrk_model_row *ro
     cli_json_end_array(j);
 }
 
-static int write_json(const char *cmd, const tune_args *a, const tune_matrix *ms, int within,
+static int write_json(const char *cmd, const tune_args *a, const tune_matrix *ms,
+                      const tune_share *sh,
                       const char *device_text, const psl_csrk_model_row *before,
                       const psl_csrk_model_row *fit, int nrows)
 {
@@ -532,11 +554,19 @@ static int write_json(const char *cmd, const tune_args *a, const tune_matrix *ms
             json_time(&j, pick_names[k], &m->confirm[k]);
         cli_json_double(&j, "ratio_best_over_fit", m->ratio);
         cli_json_bool(&j, "within_10pct", m->within);
+        cli_json_bool(&j, "held_out", m->held_out);
         cli_json_end_object(&j);
     }
     cli_json_end_array(&j);
-    cli_json_int(&j, "within_10pct", within);
-    cli_json_double(&j, "within_10pct_share", (double)within / a->nmatrices);
+    cli_json_int(&j, "fitted", sh->n[0]);
+    cli_json_int(&j, "within_10pct", sh->within[0]);
+    cli_json_double(&j, "within_10pct_share", (double)sh->within[0] / sh->n[0]);
+    cli_json_int(&j, "held_out", sh->n[1]);
+    cli_json_int(&j, "held_out_within_10pct", sh->within[1]);
+    if (sh->n[1] > 0)
+        cli_json_double(&j, "held_out_within_10pct_share", (double)sh->within[1] / sh->n[1]);
+    else
+        cli_json_null(&j, "held_out_within_10pct_share");
     cli_json_end_object(&j);
     return cli_output_finish(cmd, &out, f, "error writing", a->json);
 }
@@ -575,7 +605,8 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
     bench_args *b = malloc(sizeof *b);
     tune_point *pts = calloc((size_t)a->nmatrices, sizeof *pts);
     char *comment = NULL;
-    int rc = CLI_OK, nrows = 0, count[PSL_CSRK_MODEL_ROWS_MAX] = {0}, within = 0;
+    int rc = CLI_OK, nrows = 0, count[PSL_CSRK_MODEL_ROWS_MAX] = {0}, npts = 0;
+    tune_share share = {{0, 0}, {0, 0}};
     psl_csrk_model_row before[PSL_CSRK_MODEL_ROWS_MAX], fit[PSL_CSRK_MODEL_ROWS_MAX];
     bench_device dev;
     bench_device_init(&dev);
@@ -602,9 +633,11 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
             (rc = model_pick(cmd, a, m->d, &m->confirm[PICK_BEFORE])) != 0)
             break;
         m->range = tune_range_of(before, nrows, m->d);
-        pts[i] = (tune_point){m->d, m->sweep[m->best].sr, m->sweep[m->best].ssr};
-        m->confirm[PICK_BEST].sr = pts[i].sr;
-        m->confirm[PICK_BEST].ssr = pts[i].ssr;
+        m->held_out = a->held_out[i];
+        m->confirm[PICK_BEST].sr = m->sweep[m->best].sr;
+        m->confirm[PICK_BEST].ssr = m->sweep[m->best].ssr;
+        if (!m->held_out)
+            pts[npts++] = (tune_point){m->d, m->confirm[PICK_BEST].sr, m->confirm[PICK_BEST].ssr};
     }
     if (rc)
         goto done;
@@ -615,7 +648,7 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
         bench_cpu_model(device_text, sizeof device_text);
     /* the fit, in use from here on */
     memcpy(fit, before, sizeof fit);
-    tune_fit(fit, nrows, pts, a->nmatrices, count);
+    tune_fit(fit, nrows, pts, npts, count);
     if ((st = psl_csrk_model_set(a->dev, fit, nrows)) != PSL_OK) {
         rc = cli_lib_error(cmd, st);
         goto done;
@@ -634,13 +667,14 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
             goto done;
         m->ratio = m->confirm[PICK_BEST].us / m->confirm[PICK_FIT].us;
         m->within = m->confirm[PICK_FIT].us <= WITHIN * m->confirm[PICK_BEST].us;
-        within += m->within;
+        share.n[m->held_out]++;
+        share.within[m->held_out] += m->within;
         bench_data_free(&ds[i]);
     }
     printf("\ndevice %s: %s\n", a->cuda ? "cuda" : "cpu", device_text);
-    print_results(stdout, "", a, ms, within);
+    print_results(stdout, a, ms, &share);
     /* the fit file, read back: the library must load exactly the fit */
-    comment = fit_comment(a, ms, within, device_text, command, count, nrows);
+    comment = fit_comment(a, ms, &share, device_text, command, count, nrows);
     if (!comment) {
         rc = cli_error(cmd, "out of memory");
         goto done;
@@ -661,7 +695,7 @@ static int tune(const char *cmd, const tune_args *a, const char *command)
     printf("wrote %s (%d row%s for %s)\n", a->out, nrows, nrows == 1 ? "" : "s",
            a->cuda ? "cuda" : "cpu");
     if (a->json)
-        rc = write_json(cmd, a, ms, within, device_text, before, fit, nrows);
+        rc = write_json(cmd, a, ms, &share, device_text, before, fit, nrows);
 done:
     psl_csrk_model_reset();
     for (int i = 0; ms && ds && i < a->nmatrices; i++) {
@@ -694,6 +728,7 @@ int cmd_tune_csrk(int argc, char **argv)
         command_text(argc, argv, command, sizeof command);
         rc = tune(cmd, &a, command);
     }
-    free(a.list);
+    free(a.list[0]);
+    free(a.list[1]);
     return rc;
 }
