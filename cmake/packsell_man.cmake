@@ -42,8 +42,8 @@ endfunction()
 run_packsell(top --help)
 
 # the commands: "  NAME     summary" lines after "Commands:"
-string(REGEX MATCH "Commands:\n(  [a-z]+ +[^\n]*\n)+" listing "${top}")
-string(REGEX MATCHALL "\n  [a-z]+" names "${listing}")
+string(REGEX MATCH "Commands:\n(  [a-z][a-z-]* +[^\n]*\n)+" listing "${top}")
+string(REGEX MATCHALL "\n  [a-z][a-z-]*" names "${listing}")
 set(commands "")
 foreach(n IN LISTS names)
   string(STRIP "${n}" n)

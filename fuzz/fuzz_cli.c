@@ -4,7 +4,8 @@
  * in-process as `packsell ARGS...` through cli_main (tools/dispatch.c):
  * option parsing, generator specs (gen:hpcg:...), codec names (--values
  * e8m10) and the work behind them, for every command (gen, info, convert,
- * spmv, bench, choose, solve, help). Any exit status is fine; a crash, a
+ * spmv, bench, choose, solve, tune-csrk, help). A CSR-k fit that an input
+ * loads (--csrk-fit) is forgotten after it (psl_csrk_model_reset). Any exit status is fine; a crash, a
  * sanitizer report, a leak, a timeout or a temporary output file left
  * behind is a bug.
  *
@@ -31,9 +32,11 @@
  *    multiply to exceed a budget: for solve
  *    --repeat x --max-iters x the inner steps (iocg: --inner-iters; f3r:
  *    --m2 x --m3 x --m4; defaults as the command's) above MAX_SOLVE_STEPS,
- *    for bench (--reps + --warmup) x the kernels above MAX_BENCH_RUNS;
+ *    for bench (--reps + --warmup) x the kernels above MAX_BENCH_RUNS, for
+ *    tune-csrk (--reps + --warmup) x (the grid's pairs + 3) x the matrices
+ *    (--matrices and --holdout) above MAX_TUNE_RUNS;
  *  - the command gets one option before the input's own, which win over
- *    it: bench "--min-time=0" (the default, 0.2 s per kernel, would make
+ *    it: bench and tune-csrk "--min-time=0" (the default, 0.2 s per kernel, would make
  *    every bench input take seconds), solve "--max-iters=SOLVE_MAX_ITERS"
  *    (a system that does not converge would run the default 10000);
  *  - OpenMP runs one thread, and inputs with a --threads other than 1 are
@@ -63,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SOLVE_MAX_ITERS 10   /* solve's --max-iters unless the input gives one */
 #define MAX_SOLVE_STEPS 1000 /* repeats x outer x inner iterations of one solve */
 #define MAX_BENCH_RUNS 1000  /* (reps + warmup) x kernels of one bench */
+#define MAX_TUNE_RUNS 5000   /* (reps + warmup) x timed pairs of one tune-csrk */
 
 static char sandbox[4096];
 static char tmp_mark[32]; /* ".tmpPID.": the names of unfinished writes */
@@ -189,6 +193,18 @@ static int run_length_ok(char **args, int n)
         double runs = number(args, n, "--reps", 10) + number(args, n, "--warmup", 2);
         return runs * kernels <= MAX_BENCH_RUNS;
     }
+    if (strcmp(args[1], "tune-csrk") == 0) {
+        double items[4] = {8, 6, 6, 0}; /* the defaults: --sr, --ssr, --matrices, --holdout */
+        const char *names[4] = {"--sr", "--ssr", "--matrices", "--holdout"};
+        for (int k = 0; k < 4; k++) {
+            const char *list = option_value(args, n, 2, names[k]);
+            if (list)
+                for (items[k] = 1; *list; list++)
+                    items[k] += *list == ',' ? 1 : 0;
+        }
+        double runs = number(args, n, "--reps", 10) + number(args, n, "--warmup", 2);
+        return runs * (items[0] * items[1] + 3) * (items[2] + items[3]) <= MAX_TUNE_RUNS;
+    }
     return 1;
 }
 
@@ -231,9 +247,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ok = ok && (argc < 2 || run_length_ok(argv, argc));
     char *first = NULL; /* the option put before the input's own */
     if (ok && argc > 1)
-        first = strcmp(argv[1], "bench") == 0   ? min_time
-                : strcmp(argv[1], "solve") == 0 ? max_iters
-                                                : NULL;
+        first = strcmp(argv[1], "bench") == 0 || strcmp(argv[1], "tune-csrk") == 0 ? min_time
+                : strcmp(argv[1], "solve") == 0                                      ? max_iters
+                                                                                     : NULL;
     if (first) {
         memmove(argv + 3, argv + 2, (size_t)(argc - 2) * sizeof *argv);
         argv[2] = first;
@@ -242,6 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
     if (ok) {
         cli_main(argc, argv);
+        psl_csrk_model_reset();
         fflush(stdout);
         empty_folder(open(".", O_RDONLY | O_DIRECTORY), 1);
     }

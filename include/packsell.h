@@ -135,6 +135,13 @@ void psl_free(void *ptr);
  *  PSL_CUDA_CSRK_SSR_SRS   0..100000                 0        GPU, CSR-k, k = 3: super-rows per
  *                                                             super-super-row (a block) of the
  *                                                             device's grouping; 0: the model's.
+ *  PSL_CSRK_FIT            PATH                      (unset)  CSR-k: a fit file of the tuning model
+ *                                                             (packsell tune-csrk) replacing the
+ *                                                             default tables of the device kinds it
+ *                                                             has rows for; a file that cannot be
+ *                                                             read or is invalid fails every use of
+ *                                                             the model with its error (see
+ *                                                             psl_csrk_model_load).
  *  PSL_SOLVER_FUSE         0|1                       1        CG: 1 runs the fused vector steps
  *                                                             (residual update, Jacobi and both
  *                                                             dots in one pass; x and p updates in
@@ -173,7 +180,8 @@ void psl_free(void *ptr);
  *
  * When they are read: PSL_KERNEL, PSL_CPU_ISA and PSL_TRACE by psl_spmv on
  * every call (PSL_KERNEL also by psl_spmv_kernel_name; PSL_TRACE also by
- * the other calls that trace); the PSL_CUDA_* options by psl_dmatrix_upload
+ * the other calls that trace); PSL_CSRK_FIT by the first use of the CSR-k
+ * tuning model after it takes a value; the PSL_CUDA_* options by psl_dmatrix_upload
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
  * by every CG solve to a tolerance, PSL_SOLVER_DEFER_READS by every inner
@@ -195,8 +203,12 @@ void psl_free(void *ptr);
  * thread, but a call running concurrently may see the old or the new value:
  * set options before the threads that use the library start. */
 
-/* Longest value text psl_option_get writes, with its terminating NUL. */
+/* Longest value text psl_option_get writes, with its terminating NUL, for
+ * every option but the path PSL_CSRK_FIT, whose text is shorter than
+ * PSL_OPTION_PATH_MAX (a longer one, or one with a control character, is
+ * an invalid value). */
 #define PSL_OPTION_VALUE_MAX 16
+#define PSL_OPTION_PATH_MAX 4096
 
 /* Set option `name` (e.g. "PSL_KERNEL") to `value`, validated as the
  * environment's value is; "" sets the default. value NULL removes the
@@ -208,7 +220,8 @@ void psl_free(void *ptr);
 psl_status psl_option_set(const char *name, const char *value);
 
 /* The current value of option `name` in canonical spelling ("auto", "avx2",
- * "1", "16") into buf of len bytes (PSL_OPTION_VALUE_MAX always suffices):
+ * "1", "16"; PSL_CSRK_FIT: its path, "" when unset) into buf of len bytes
+ * (PSL_OPTION_VALUE_MAX always suffices, PSL_OPTION_PATH_MAX for PSL_CSRK_FIT):
  * the program's setting, else the environment's, else the default.
  * Errors (buf untouched): PSL_ERR_NULL_POINTER (name or buf NULL),
  * PSL_ERR_INVALID_VALUE for an unknown name, an invalid environment value,
@@ -503,6 +516,86 @@ typedef enum psl_csrk_device {
  * of range; outputs untouched). */
 psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_row_nnz,
                                 int32_t *sr_rows, int32_t *ssr_srs);
+
+/* One row of a device kind's CSR-k tuning table: for d above the previous
+ * row's d_max (1 for the first row) and up to d_max, rows per super-row
+ * round(sr_a - sr_b ln d) and super-rows per super-super-row
+ * round(ssr_a - ssr_b ln d); for the CUDA kernel the thread block of the
+ * range: lanes threads per row (1, 2, 4, 8, 16 or 32; 0 for a kernel form
+ * that gives no lanes to a row), block_rows threads over the rows of a
+ * super-row, block_srs over the super-rows of a super-super-row.
+ * A valid table of n rows (1 <= n <= PSL_CSRK_MODEL_ROWS_MAX) has d_max
+ * >= 1 and increasing, the last one +INFINITY; sr_a, sr_b, ssr_a, ssr_b in
+ * [-1e9, 1e9] (a size below 1 counts as 1); CPU rows lanes = block_rows = block_srs
+ * = 1; CUDA rows max(lanes, 1) x block_rows x block_srs threads, a multiple
+ * of 32 up to 512. */
+typedef struct psl_csrk_model_row {
+    double d_max;
+    double sr_a, sr_b;   /* rows per super-row */
+    double ssr_a, ssr_b; /* super-rows per super-super-row */
+    int32_t lanes, block_rows, block_srs;
+} psl_csrk_model_row;
+
+/* Most rows of one device kind's table. */
+#define PSL_CSRK_MODEL_ROWS_MAX 16
+
+/* The tuning model's tables are the library's defaults (the "default fit"
+ * of each device kind, src/format/csrk/csrk_model.c) unless replaced for
+ * the process, per device kind, in this order of precedence:
+ *  1. psl_csrk_model_load / psl_csrk_model_set (until psl_csrk_model_reset);
+ *  2. the fit file named by the option PSL_CSRK_FIT (environment or
+ *     psl_option_set): read at the first use of the model after the
+ *     option takes that value, once; a file that cannot be read or is
+ *     invalid makes every use of the model (psl_csrk_model_sizes,
+ *     psl_csrk_model_get, conversions to CSR-k with model sizes,
+ *     psl_dmatrix_upload of a CSR-k matrix) fail with its error, never
+ *     fall back silently, until the option changes;
+ *  3. the defaults.
+ * Fit file (version 1, plain text; `packsell tune-csrk` writes them): the
+ * first line "# packsell csrk fit v1"; then one row a line, nine fields
+ * separated by blanks: device (cpu or cuda), d_max (a number or inf),
+ * sr_a, sr_b, ssr_a, ssr_b, lanes, block_rows, block_srs, as in
+ * psl_csrk_model_row; '#' starts a comment; blank lines are ignored. The
+ * rows of a device kind are its whole table, in increasing d_max.
+ *
+ * Thread safety: psl_csrk_model_load, _set and _reset must not run while
+ * another thread uses the model (the calls listed in 2.): call them before
+ * the threads start, as for psl_option_set. Reading PSL_CSRK_FIT's file is
+ * guarded and may happen in any thread. */
+
+/* Load the fit file at path (host path): the table of each device kind
+ * with rows in the file replaces that kind's table for the process; the
+ * other kinds keep theirs. Errors: PSL_ERR_NULL_POINTER, PSL_ERR_IO,
+ * PSL_ERR_PARSE, PSL_ERR_FILE_VERSION or PSL_ERR_INVALID_VALUE with a
+ * message "path:line: what is wrong" (psl_last_error gives the line); then
+ * no table changes. */
+psl_status psl_csrk_model_load(const char *path);
+
+/* Replace the table of device with rows[0 .. n) (copied; checked as the
+ * loader checks a file's rows). Errors: PSL_ERR_NULL_POINTER,
+ * PSL_ERR_INVALID_VALUE naming the row; then nothing changes. */
+psl_status psl_csrk_model_set(psl_csrk_device device, const psl_csrk_model_row *rows, int n);
+
+/* The current table of device into rows (room for max rows; max >=
+ * PSL_CSRK_MODEL_ROWS_MAX always suffices), its row count in *n.
+ * Errors: PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (device, or max below
+ * the row count), or the error of PSL_CSRK_FIT's file. */
+psl_status psl_csrk_model_get(psl_csrk_device device, psl_csrk_model_row *rows, int max, int *n);
+
+/* Write rows[0 .. n) as device's table to the fit file at path, after the
+ * header and the lines of comment (may be NULL) as '#' comments; numbers
+ * are written so that they read back to the same doubles. The file goes
+ * through the library's writer (a temporary renamed over path: see
+ * psl_output_begin); an existing file is replaced. Errors:
+ * PSL_ERR_NULL_POINTER, PSL_ERR_INVALID_VALUE (rows as for
+ * psl_csrk_model_set), PSL_ERR_IO. */
+psl_status psl_csrk_model_save(const char *path, psl_csrk_device device,
+                               const psl_csrk_model_row *rows, int n, const char *comment);
+
+/* Forget the tables of psl_csrk_model_load / psl_csrk_model_set: every
+ * device kind uses PSL_CSRK_FIT's file, if the option names one, else its
+ * default table. */
+void psl_csrk_model_reset(void);
 
 /* Read-only views of the arrays of a CSR-k matrix (host memory, owned by
  * A, valid until it is destroyed): row_ptr (nrows+1 int64), col_idx (nnz

@@ -14,10 +14,11 @@ foreach(want ".TH PACKSELL 1" ".SH NAME" ".SH SYNOPSIS" ".SH DESCRIPTION"
     list(APPEND missing "${want}")
   endif()
 endforeach()
-foreach(cmd gen info convert spmv bench choose solve)
+foreach(cmd gen info convert spmv bench choose solve tune-csrk)
   string(TOUPPER "${cmd}" upper)
+  string(REPLACE "-" "\\-" cmd_roff "${cmd}") # roff escapes the hyphen
   # the command's section, then its usage line inside it
-  string(FIND "${page}" ".SH \"PACKSELL ${upper}\"\n.nf\nUsage: packsell ${cmd} " at)
+  string(FIND "${page}" ".SH \"PACKSELL ${upper}\"\n.nf\nUsage: packsell ${cmd_roff} " at)
   if(at LESS 0)
     list(APPEND missing "section of ${cmd} with its usage")
   endif()

@@ -99,6 +99,27 @@ typedef struct {
         return failed ? 1 : skipped ? PSL_TEST_SKIPPED : 0;                           \
     }
 
+/* PSL_TEST_MAIN run inside a fresh temporary folder: dir (a char array of
+ * at least 64 bytes, filled before the tests) names it,
+ * "/tmp/psl_<prefix>_XXXXXX"; it is removed with everything in it after
+ * the tests. Needs mkdtemp (_POSIX_C_SOURCE 200809L). */
+#define PSL_TEST_MAIN_IN_TMPDIR(table, dir, prefix)                                   \
+    PSL_TEST_MAIN_AS(psl_test_run_all, table)                                         \
+    int main(int argc, char **argv)                                                   \
+    {                                                                                 \
+        snprintf(dir, sizeof dir, "/tmp/psl_%s_XXXXXX", prefix);                      \
+        if (!mkdtemp(dir)) {                                                          \
+            perror("mkdtemp");                                                        \
+            return 1;                                                                 \
+        }                                                                             \
+        int rc_ = psl_test_run_all(argc, argv);                                       \
+        char rm_[sizeof dir + 16];                                                    \
+        snprintf(rm_, sizeof rm_, "rm -rf '%s'", dir);                                \
+        if (system(rm_) != 0)                                                         \
+            fprintf(stderr, "could not remove %s\n", dir);                            \
+        return rc_;                                                                   \
+    }
+
 /* Directory of the shared real matrices: $PSL_MATRIX_DIR or ../shared/matrices
  * relative to the source tree (set by CMake as PSL_SOURCE_DIR). */
 static inline const char *psl_test_matrix_dir(void)

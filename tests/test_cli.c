@@ -264,7 +264,8 @@ TEST(help_and_version)
         psl_option_desc d;
         char line[160];
         CHECK_OK(psl_option_describe(i, &d));
-        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        snprintf(line, sizeof line, "  %s=%s (default %s)\n", d.name, d.values,
+                 d.default_value[0] ? d.default_value : "unset");
         CHECK_MSG(strstr(out_text, line) != NULL, "help environment lacks %s", line);
     }
     CHECK(run("help nope") == 2 && strstr(err_text, "unknown help topic 'nope'"));
@@ -779,6 +780,102 @@ TEST(bench_cuda_csrk)
     check_bench_kernels(text, names, sizeof names / sizeof names[0]);
 }
 
+/* tune-csrk on tiny matrices and a small grid: the fit file is written,
+ * loads, holds the fit the JSON reports and is not replaced without
+ * --force; usage and runtime errors; --csrk-fit of info, convert, bench. */
+TEST(tune_csrk_cpu)
+{
+    const char *fit = tmp("fit.txt"), *json = tmp("tune.json");
+    const char *args = "--matrices gen:lap2d:24,gen:hpcg:3:3:3,gen:random:400:12 --sr 2,8,32 "
+                       "--ssr 1,4 --reps 1 --warmup 0 --min-time 0";
+    remove(fit);
+    int rc = run("tune-csrk --device cpu %s --holdout gen:lap3d:9 --out '%s' --json '%s'", args,
+                 fit, json);
+    CHECK_MSG(rc == 0, "tune-csrk exit %d: %s", rc, err_text);
+    CHECK(strstr(out_text, "within 10% of the best on") && strstr(out_text, "gen:hpcg:3:3:3"));
+    CHECK(strstr(out_text, "of 3 fitted matrices") && strstr(out_text, "of 1 held-out matrices"));
+    static char text[1 << 16], again[1 << 16];
+    slurp(fit, text, sizeof text);
+    CHECK_MSG(strncmp(text, "# packsell csrk fit v1\n# written by packsell", 44) == 0, "%s", text);
+    CHECK(strstr(text, "# command: packsell tune-csrk") && strstr(text, "\ncpu inf "));
+    CHECK_OK(psl_csrk_model_load(fit));
+    psl_csrk_model_row rows[PSL_CSRK_MODEL_ROWS_MAX];
+    int n = 0;
+    CHECK_OK(psl_csrk_model_get(PSL_CSRK_DEVICE_CPU, rows, PSL_CSRK_MODEL_ROWS_MAX, &n));
+    static char js[1 << 18];
+    slurp(json, js, sizeof js);
+    CHECK_MSG(json_valid(js), "invalid JSON:\n%s", js);
+    CHECK(json_has_str(js, "device", "cpu") && json_has_str(js, "fit_file", fit));
+    CHECK(n == 1 && json_num(js, "sr_a") > -1e9 && json_num(js, "within_10pct_share") >= 0);
+    CHECK(json_num(js, "fitted") == 3 && json_num(js, "held_out_within_10pct_share") >= 0);
+    /* the fit's pick of the report is the model's pick once the file is loaded */
+    int32_t sr = 0, ssr = 0;
+    CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, 3, 10648.0 / 512, &sr, &ssr));
+    char pick[64];
+    snprintf(pick, sizeof pick, "(%d,%d)", (int)sr, (int)ssr);
+    const char *line = strstr(out_text, "gen:hpcg:3:3:3");
+    CHECK_MSG(line && strstr(line, pick), "%s not in %s", pick, out_text);
+    psl_csrk_model_reset();
+    /* an existing --out (or --json) is kept */
+    CHECK(run("tune-csrk %s --out '%s'", args, fit) == 1 && strstr(err_text, "not replaced"));
+    CHECK(run("tune-csrk %s --out '%s' --json '%s'", args, tmp("fit2.txt"), json) == 1 &&
+          strstr(err_text, "--json"));
+    slurp(fit, again, sizeof again);
+    CHECK(strcmp(text, again) == 0);
+    CHECK_MSG(run("tune-csrk %s --out '%s' --force", args, fit) == 0, "%s", err_text);
+    /* errors: usage (2), runtime (1, nothing written) */
+    const char *usage[] = {"--sr 0", "--sr 2,2", "--sr 2,", "--ssr x", "--reps 0",
+                           "--min-time -1", "--out -", "--matrices ,", "--device gpu", "extra",
+                           "--stat mean", "--json x.json --out x.json",
+                           "--sr 1,2,3,4,5,6,7,8,9 --ssr 1,2,3,4,5,6,7,8"};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+        CHECK_MSG(run("tune-csrk --out '%s' %s", tmp("u.txt"), usage[i]) == 2, "%s: %s",
+                  usage[i], err_text);
+    CHECK(run("tune-csrk --matrices '%s' --out '%s'", tmp("nope.mtx"), tmp("u.txt")) == 1);
+    FILE *f = fopen(tmp("u.txt"), "r");
+    CHECK(f == NULL);
+    if (f)
+        fclose(f);
+    int ndev = 0;
+    if (psl_cuda_device_count(&ndev) != PSL_OK || ndev == 0)
+        CHECK(run("tune-csrk --device cuda --out '%s'", tmp("u.txt")) == 1 &&
+              strstr(err_text, "--device cuda"));
+    CHECK(run("tune-csrk --help") == 0 && strstr(out_text, "Usage: packsell tune-csrk"));
+
+    /* --csrk-fit: a fit of small groups gives more super-rows */
+    const psl_csrk_model_row small = {INFINITY, 2, 0, 2, 0, 1, 1, 1};
+    const char *sfit = tmp("small_fit.txt");
+    CHECK_OK(psl_csrk_model_save(sfit, PSL_CSRK_DEVICE_CPU, &small, 1, NULL));
+    CHECK(run("info gen:lap2d:64 --format csrk --json") == 0);
+    double nsr0 = json_num(out_text, "csrk_super_rows");
+    CHECK_MSG(run("info gen:lap2d:64 --format csrk --csrk-fit '%s' --json", sfit) == 0, "%s",
+              err_text);
+    CHECK(json_num(out_text, "csrk_super_rows") > 1500 && nsr0 < 500);
+    CHECK_MSG(run("convert gen:lap2d:64 -o '%s' --format csrk --csrk-fit '%s'", tmp("k.psl"),
+                  sfit) == 0, "%s", err_text);
+    CHECK(run("info '%s' --json", tmp("k.psl")) == 0 && json_num(out_text, "csrk_super_rows") > 1500);
+    CHECK_MSG(run("bench gen:lap2d:64 --format csrk --csrk-fit '%s' --reps 1 --warmup 0 "
+                  "--min-time 0 --read-mib 0", sfit) == 0, "%s", err_text);
+    const char *bad = tmp("bad_fit.txt");
+    f = fopen(bad, "w");
+    if (f) {
+        fputs("# packsell csrk fit v1\ncpu 8 2 0 2 0 1 1 1\n", f);
+        fclose(f);
+    }
+    CHECK(run("info gen:lap2d:8 --format csrk --csrk-fit '%s'", bad) == 1 &&
+          strstr(err_text, ":2: ") && strstr(err_text, "must be inf"));
+    CHECK(run("info gen:lap2d:8 --format csr --csrk-fit '%s'", sfit) == 2 &&
+          strstr(err_text, "--csrk-fit applies only to --format csrk"));
+    CHECK(run("info gen:lap2d:8 --format auto --precision fp16 --csrk-fit '%s'", sfit) == 2);
+    /* the environment route of the command */
+    setenv("PSL_CSRK_FIT", bad, 1);
+    CHECK(run("info gen:lap2d:8 --format csrk") == 1 && strstr(err_text, "PSL_CSRK_FIT"));
+    setenv("PSL_CSRK_FIT", sfit, 1);
+    CHECK(run("info gen:lap2d:64 --format csrk --json") == 0 &&
+          json_num(out_text, "csrk_super_rows") > 1500);
+    unsetenv("PSL_CSRK_FIT");
+}
+
 TEST(usage_errors_exit_2)
 {
     const char *mtx = tmp("l4.mtx");
@@ -1063,27 +1160,9 @@ static const psl_test_case tests[] = {
     {"spmv_cuda_matches_cpu", spmv_cuda_matches_cpu},
     {"bench_cuda", bench_cuda},
     {"bench_cuda_csrk", bench_cuda_csrk},
+    {"tune_csrk_cpu", tune_csrk_cpu},
     {"usage_errors_exit_2", usage_errors_exit_2},
     {"runtime_errors_exit_1", runtime_errors_exit_1},
 };
 
-/* PSL_TEST_MAIN with a temporary directory around it. */
-int run_all(int argc, char **argv);
-#define main run_all
-PSL_TEST_MAIN(tests)
-#undef main
-
-int main(int argc, char **argv)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/psl_cli_XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    int rc = run_all(argc, argv);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-    return rc;
-}
+PSL_TEST_MAIN_IN_TMPDIR(tests, tmpdir, "cli")

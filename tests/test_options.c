@@ -29,7 +29,7 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_TINY_UNIFORM",
                                     "PSL_CUDA_WIDE_CLUSTER",
                                     "PSL_CUDA_CSRK_SR_ROWS",
-                                    "PSL_CUDA_CSRK_SSR_SRS", "PSL_SOLVER_FUSE",
+                                    "PSL_CUDA_CSRK_SSR_SRS", "PSL_CSRK_FIT", "PSL_SOLVER_FUSE",
                                     "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK",
                                     "PSL_MEMORY_LIMIT", "PSL_SOLVER_DEFER_READS",
                                     "PSL_DIST_MPI_CUDA_AWARE"};
@@ -71,6 +71,8 @@ TEST(every_option_round_trips)
                   d.default_value, get(d.name));
         if (strcmp(d.name, "PSL_MEMORY_LIMIT") == 0)
             continue; /* a byte count: memory_limit_parsed_and_applied */
+        if (strcmp(d.name, "PSL_CSRK_FIT") == 0)
+            continue; /* a path: csrk_fit_path_option */
         /* the documented values: "a|b|c" or a range "lo..hi" (every value of a
          * short range; the ends, their neighbours and the middle of a wide one) */
         char vals[64][PSL_OPTION_VALUE_MAX];
@@ -544,7 +546,70 @@ TEST(memory_limit_parsed_and_applied)
     psl_matrix_destroy(&A);
 }
 
+TEST(csrk_fit_path_option)
+{
+    /* PSL_CSRK_FIT is a path: any text without control characters shorter
+     * than PSL_OPTION_PATH_MAX, "" by default; the model's tests
+     * (test_csrk_fit) read the file it names */
+    environment(NULL, NULL);
+    static char buf[PSL_OPTION_PATH_MAX];
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(buf[0] == '\0');
+    char path[PSL_OPTION_PATH_MAX + 1];
+    memset(path, 'p', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    path[0] = '/';
+    path[PSL_OPTION_PATH_MAX - 1] = '\0'; /* the longest accepted: 4095 characters */
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", path));
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(strcmp(buf, path) == 0);
+    char small[PSL_OPTION_VALUE_MAX] = "untouched";
+    CHECK_ST(psl_option_get("PSL_CSRK_FIT", small, sizeof small), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "needs 4096") && strcmp(small, "untouched") == 0);
+    path[PSL_OPTION_PATH_MAX - 1] = 'p'; /* 4096: too long */
+    CHECK_ST(psl_option_set("PSL_CSRK_FIT", path), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "PSL_CSRK_FIT") && has(psl_last_error_message(), "PATH"));
+    CHECK_ST(psl_option_set("PSL_CSRK_FIT", "a\nb"), PSL_ERR_INVALID_VALUE);
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(buf[0] == '/' && strlen(buf) == PSL_OPTION_PATH_MAX - 1); /* kept */
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", "fit.txt"));
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", small, sizeof small));
+    CHECK(strcmp(small, "fit.txt") == 0);
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", ""));
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", small, sizeof small));
+    CHECK(small[0] == '\0');
+    /* the environment: read once; a program's setting wins, NULL gives it back */
+    environment("PSL_CSRK_FIT", "/tmp/env fit.txt");
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(strcmp(buf, "/tmp/env fit.txt") == 0);
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", "mine.txt"));
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(strcmp(buf, "mine.txt") == 0);
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", NULL));
+    CHECK_OK(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf));
+    CHECK(strcmp(buf, "/tmp/env fit.txt") == 0);
+    /* an invalid environment value fails until the program sets the option */
+    environment("PSL_CSRK_FIT", "bad\tname");
+    CHECK_ST(psl_option_get("PSL_CSRK_FIT", buf, sizeof buf), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "environment"));
+    int32_t sr = 0, ssr = 0;
+    CHECK_ST(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, 3, 27.0, &sr, &ssr),
+             PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "PSL_CSRK_FIT"));
+    CHECK_OK(psl_option_set("PSL_CSRK_FIT", ""));
+    CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, 3, 27.0, &sr, &ssr));
+    /* the internal readers: a path is text only */
+    int iv = 0;
+    long long lv = 0;
+    CHECK_ST(psl_opt_get(PSL_OPT_CSRK_FIT, &iv), PSL_ERR_INTERNAL);
+    CHECK_ST(psl_opt_get_size(PSL_OPT_CSRK_FIT, &lv), PSL_ERR_INTERNAL);
+    CHECK(psl_opt_get_or(PSL_OPT_CSRK_FIT, 7) == 7);
+    CHECK_ST(psl_opt_get_text(PSL_OPT_KERNEL, buf, sizeof buf), PSL_ERR_INTERNAL);
+    environment(NULL, NULL);
+}
+
 static const psl_test_case tests[] = {
+    {"csrk_fit_path_option", csrk_fit_path_option},
     {"every_option_round_trips", every_option_round_trips},
     {"invalid_values_rejected", invalid_values_rejected},
     {"unknown_names_and_null_pointers", unknown_names_and_null_pointers},

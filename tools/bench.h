@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-#define BENCH_MAX_KERNELS 32
+#define BENCH_MAX_KERNELS 64
 #define BENCH_MAX_ROUNDS 100
 
 /* Who implements a kernel. */
@@ -37,6 +37,10 @@ typedef struct bench_kernel {
     bench_cusp_format cusp_format;
     psl_convert_options opt;
     psl_scalar vec;
+    /* CSR-k on cuda: the device grouping's rows per super-row and
+     * super-rows per super-super-row (the options PSL_CUDA_CSRK_SR_ROWS and
+     * _SSR_SRS during its upload); 0: the CUDA tuning model's */
+    int32_t cuda_csrk_sr, cuda_csrk_ssr;
 } bench_kernel;
 
 /* Results of one kernel. */
@@ -75,9 +79,15 @@ typedef struct bench_args {
     long long rounds;       /* cpu: kernels timed in turn, this many rounds */
     long long read_bytes;   /* cpu: bytes of the read-bandwidth buffer (0: none) */
     double min_time, max_time, alpha, beta;
+    int skip_gpu_build; /* cuda: no GPU-build measurement (packsell tune-csrk) */
+    int quiet;          /* cuda: no progress line per kernel on stderr */
     int nkernels;
     bench_kernel kernels[BENCH_MAX_KERNELS];
 } bench_args;
+
+/* The defaults of bench's command line for the device (cuda or cpu) into
+ * *a (no kernels, matrix unset). */
+void bench_args_defaults(bench_args *a, int cuda);
 
 /* Shared data of all kernels: the FP64 CSR matrix in the original row
  * order (the reference of the backward error), x and y0. */
@@ -104,6 +114,16 @@ typedef struct bench_device {
     double build_ms[2], build_spmv_us[2];
     char build_error[256];
 } bench_device;
+
+/* Open a->matrix as FP64 CSR into d (rows scaled with a->scale_rows), its
+ * info and the vectors x and y0; *load_s the seconds of loading and
+ * converting. Prints the error: CLI_OK or CLI_RUNTIME (d is then to be
+ * freed all the same). */
+int bench_data_load(const char *cmd, const bench_args *a, bench_data *d, double *load_s);
+void bench_data_free(bench_data *d);
+
+/* A bench_device before any measurement (copy and build times unknown). */
+void bench_device_init(bench_device *dev);
 
 /* The command line of `packsell bench` into *a (cmd_bench.c; also the
  * distributed bench's, tools/mpi/bench.c): CLI_OK, CLI_HELP (usage not
@@ -152,6 +172,13 @@ typedef struct bench_host {
 /* How many products the CPU timing of a makes of a kernel whose product
  * takes seconds (warm-up and timed runs of every round, and the check). */
 int64_t bench_expected_calls(const bench_args *a, double seconds);
+
+/* Time every kernel of a on its device (cpu: bench's CPU timing in
+ * a->rounds rounds; cuda: bench_cuda_run), results into res (one per
+ * kernel; a failed kernel has ok = 0 and its error). CLI_OK, or
+ * CLI_RUNTIME (message printed) when the device cannot be used at all. */
+int bench_run_kernels(const char *cmd, const bench_args *a, const bench_data *d,
+                      bench_result *res, bench_device *dev, bench_host *host);
 
 #ifdef PSL_HAVE_MKL
 /* MKL's inspector-executor CSR SpMV of the FP64 CSR matrix d->A with the

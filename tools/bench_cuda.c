@@ -338,6 +338,33 @@ static int launch_ours(void *arg, char *err, size_t len)
     return psl_ok(st, "psl_dspmv", err, len) ? 0 : -1;
 }
 
+/* Set the option name to v (> 0), or take the program's setting back (v
+ * 0); 1, or 0 with the error in r. */
+static int set_size_option(const char *name, int32_t v, bench_result *r)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", (int)v);
+    return psl_ok(psl_option_set(name, v > 0 ? text : NULL), name, ERR(r));
+}
+
+/* psl_dmatrix_upload of M for kernel k: a CSR-k kernel with its own
+ * device grouping sizes has them as the options PSL_CUDA_CSRK_SR_ROWS and
+ * _SSR_SRS during the upload. 1, or 0 with the error in r. */
+static int upload_ours(gpu_ctx *g, const bench_kernel *k, const psl_matrix *M,
+                       psl_dmatrix **dA, bench_result *r)
+{
+    const int sizes = k->cuda_csrk_sr > 0 || k->cuda_csrk_ssr > 0;
+    if (sizes && (!set_size_option("PSL_CUDA_CSRK_SR_ROWS", k->cuda_csrk_sr, r) ||
+                  !set_size_option("PSL_CUDA_CSRK_SSR_SRS", k->cuda_csrk_ssr, r)))
+        return 0;
+    int ok = psl_ok(psl_dmatrix_upload(dA, M, (void *)g->stream), "psl_dmatrix_upload", ERR(r));
+    if (sizes) {
+        psl_option_set("PSL_CUDA_CSRK_SR_ROWS", NULL);
+        psl_option_set("PSL_CUDA_CSRK_SSR_SRS", NULL);
+    }
+    return ok;
+}
+
 /* Convert, upload, time, check and free one of our kernels. */
 static void run_ours(gpu_ctx *g, const bench_kernel *k, bench_result *r)
 {
@@ -365,7 +392,7 @@ static void run_ours(gpu_ctx *g, const bench_kernel *k, bench_result *r)
         if (!psl_ok(psl_matrix_row_order(M, order), "row order", ERR(r)))
             goto done;
     }
-    if (!psl_ok(psl_dmatrix_upload(&dA, M, (void *)g->stream), "psl_dmatrix_upload", ERR(r)))
+    if (!upload_ours(g, k, M, &dA, r))
         goto done;
     psl_matrix_destroy(&M); /* host memory back before timing */
     r->convert_seconds = cli_now() - t0;
@@ -1138,7 +1165,8 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
     if ((rc = upload_vectors(&g, cmd)) != CLI_OK)
         goto done;
     measure_copy(&g, dev);
-    measure_gpu_build(&g, dev);
+    if (!a->skip_gpu_build)
+        measure_gpu_build(&g, dev);
     for (int i = 0; i < a->nkernels; i++) {
         const bench_kernel *k = &a->kernels[i];
         bench_result *r = &res[i];
@@ -1159,7 +1187,8 @@ int bench_cuda_run(const char *cmd, const bench_args *a, const bench_data *d,
         /* a sticky CUDA error (e.g. an illegal address) is reported here
          * and fails the kernels after it, with the same message */
         (void)cudaGetLastError();
-        fprintf(stderr, "packsell bench: %-20s %s\n", k->name, r->ok ? "done" : "failed");
+        if (!a->quiet)
+            fprintf(stderr, "packsell bench: %-20s %s\n", k->name, r->ok ? "done" : "failed");
     }
     rc = CLI_OK;
 done:

@@ -88,6 +88,7 @@ typedef struct cli_format_args {
     const char *precision; /* --precision of --format auto */
     const char *csrk_k, *csrk_sr, *csrk_ssr; /* --csrk-k, --csrk-sr, --csrk-ssr */
     const char *csrk_reorder;                /* --csrk-reorder */
+    const char *csrk_fit;                    /* --csrk-fit */
 } cli_format_args;
 
 /* Option-table entries of the format options (put them in a cli_opt[]). */
@@ -101,7 +102,8 @@ typedef struct cli_format_args {
 /* Option-table entries of the CSR-k options (part of CLI_FORMAT_OPTS). */
 #define CLI_CSRK_OPTS                                                                \
     {"--csrk-k", NULL, 1, NULL, 0}, {"--csrk-sr", NULL, 1, NULL, 0},                 \
-        {"--csrk-ssr", NULL, 1, NULL, 0}, {"--csrk-reorder", NULL, 1, NULL, 0}
+        {"--csrk-ssr", NULL, 1, NULL, 0}, {"--csrk-reorder", NULL, 1, NULL, 0},           \
+        {"--csrk-fit", NULL, 1, NULL, 0}
 
 /* Help text of the format options. */
 #define CLI_FORMAT_HELP                                                              \
@@ -130,17 +132,22 @@ typedef struct cli_format_args {
     "      --csrk-sr N      csrk target rows per super-row (k >= 2; default 0: the\n" \
     "                       CPU tuning model from nnz per row)\n"                    \
     "      --csrk-ssr M     csrk target super-rows per super-super-row (k = 3;\n"   \
-    "                       default 0: the tuning model)\n"                        \
+    "                       default 0: the tuning model)\n"                          \
     "      --csrk-reorder R csrk locality reordering (square matrices): none\n"     \
     "                       (default), rcm (reverse Cuthill-McKee of the rows) or\n" \
     "                       bandk (RCM of the super-rows and super-super-rows,\n"   \
-    "                       each kept contiguous); x and y keep their numbering\n"
+    "                       each kept contiguous); x and y keep their numbering\n" \
+    "      --csrk-fit FILE  csrk: load a fit of the tuning model (written by\n"     \
+    "                       packsell tune-csrk) before converting; its tables\n"    \
+    "                       replace the defaults (or PSL_CSRK_FIT's) of the device\n" \
+    "                       kinds it has rows for\n"
 
 /* Collect the format options of a parsed table into fa. */
 void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa);
 /* --csrk-k/--csrk-sr/--csrk-ssr/--csrk-reorder of fa into opt (their
- * checks against one another and k); CLI_OK or CLI_USAGE after printing the
- * error. */
+ * checks against one another and k), and --csrk-fit loaded
+ * (psl_csrk_model_load, for the process); CLI_OK, or CLI_USAGE /
+ * CLI_RUNTIME (a fit that does not load) after printing the error. */
 int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt);
 
 /* Turn format options into convert options (defaults: csr, fp64; packsell
@@ -233,6 +240,9 @@ double cli_uniform_pm1(uint64_t *state);
 double cli_now(void);
 /* Median of n > 0 samples (the array is sorted in place). */
 double cli_median(double *t, int64_t n);
+/* The UTC date and time now ("2026-12-06T03:14:43Z") and this host's
+ * name, "" where unknown (date_len >= 32, host_len >= 2). */
+void cli_run_stamp(char *date, size_t date_len, char *host, size_t host_len);
 
 /* ---- JSON writer (json.c) */
 
@@ -243,6 +253,9 @@ typedef struct cli_json {
 } cli_json;
 
 void cli_json_init(cli_json *j, FILE *f);
+/* The first keys of a report: packsell_version, date, host (cli_run_stamp)
+ * and device, inside the object j has open. */
+void cli_json_report_head(cli_json *j, const char *device);
 /* key is NULL for array elements and the top-level value. */
 void cli_json_begin_object(cli_json *j, const char *key);
 void cli_json_end_object(cli_json *j);
@@ -320,5 +333,6 @@ int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_choose(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+int cmd_tune_csrk(int argc, char **argv);
 
 #endif

@@ -239,6 +239,22 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     return CLI_OK;
 }
 
+void bench_args_defaults(bench_args *a, int cuda)
+{
+    memset(a, 0, sizeof *a);
+    a->cuda = cuda;
+    a->reps = cuda ? 200 : 10;
+    a->warmup = cuda ? 20 : 2;
+    a->threads = 0;
+    a->seed = 1;
+    a->min_time = cuda ? 0.0 : 0.2;
+    a->max_time = 2.0;
+    a->alpha = 1.0;
+    a->beta = 0.0;
+    a->rounds = cuda ? 1 : 5;
+    a->read_bytes = -1; /* bench_parse: the default, once the command line is checked */
+}
+
 int bench_parse(int argc, char **argv, bench_args *a)
 {
     const char *cmd = "bench";
@@ -258,27 +274,17 @@ int bench_parse(int argc, char **argv, bench_args *a)
     int npos = 0, rc = cli_parse(cmd, argc, argv, opts, nopts, pos, 1, &npos);
     if (rc)
         return rc;
-    memset(a, 0, sizeof *a);
+    const char *device = cli_find(opts, nopts, "--device")->value;
+    /* "cuda" is checked for availability later (cmd_bench), after the whole
+     * command line has been checked; anything else goes to the shared check */
+    bench_args_defaults(a, device && (strcmp(device, "cuda") == 0 || strcmp(device, "CUDA") == 0));
+    a->device = device;
     a->matrix = npos ? pos[0] : DEFAULT_MATRIX;
     a->json = cli_find(opts, nopts, "--json")->value;
     if ((rc = cli_check_output(cmd, "--json", a->json)) != 0)
         return rc;
-    a->device = cli_find(opts, nopts, "--device")->value;
-    /* "cuda" is checked for availability later (cmd_bench), after the whole
-     * command line has been checked; anything else goes to the shared check */
-    a->cuda = a->device && (strcmp(a->device, "cuda") == 0 || strcmp(a->device, "CUDA") == 0);
     if (!a->cuda && (rc = cli_check_device(cmd, a->device)) != 0)
         return rc;
-    a->reps = a->cuda ? 200 : 10;
-    a->warmup = a->cuda ? 20 : 2;
-    a->threads = 0;
-    a->seed = 1;
-    a->min_time = a->cuda ? 0.0 : 0.2;
-    a->max_time = 2.0;
-    a->alpha = 1.0;
-    a->beta = 0.0;
-    a->rounds = a->cuda ? 1 : 5;
-    a->read_bytes = -1; /* the default, once the command line is checked */
     const char *s;
 #define INT_OPT(flag, field, lo, hi)                                                  \
     if ((s = cli_find(opts, nopts, flag)->value) != NULL) {                            \
@@ -317,7 +323,7 @@ int bench_parse(int argc, char **argv, bench_args *a)
 
     /* C, sigma, permutation and overflow through the shared format options
      * (as if for SELL, so that --slice/--sigma/--permute are accepted). */
-    cli_format_args fa = {"sell", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    cli_format_args fa = {.format = "sell"};
     fa.slice = cli_find(opts, nopts, "--slice")->value;
     fa.sigma = cli_find(opts, nopts, "--sigma")->value;
     fa.permute = cli_find(opts, nopts, "--permute")->value;
@@ -330,6 +336,7 @@ int bench_parse(int argc, char **argv, bench_args *a)
     fa.csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
     fa.csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
     fa.csrk_reorder = cli_find(opts, nopts, "--csrk-reorder")->value;
+    fa.csrk_fit = cli_find(opts, nopts, "--csrk-fit")->value;
     if ((rc = cli_csrk_options(cmd, &fa, &base)) != 0)
         return rc;
 
@@ -383,11 +390,40 @@ static psl_status scale_rows(psl_matrix **A)
     return st;
 }
 
-static void free_data(bench_data *d)
+void bench_data_free(bench_data *d)
 {
     psl_matrix_destroy(&d->A);
     free(d->x);
     free(d->y0);
+    d->x = d->y0 = NULL;
+}
+
+void bench_device_init(bench_device *dev)
+{
+    memset(dev, 0, sizeof *dev);
+    dev->copy_gbs = -1;
+    dev->build_ms[0] = dev->build_ms[1] = -1;
+}
+
+static int prepare(const char *cmd, const bench_args *a, bench_data *d);
+
+int bench_data_load(const char *cmd, const bench_args *a, bench_data *d, double *load_s)
+{
+    psl_status st;
+    double conv_s = 0;
+    psl_convert_options csr;
+    psl_convert_options_init(&csr);
+    csr.format = PSL_FORMAT_CSR;
+    csr.value_type = PSL_FP64;
+    int rc = cli_load_matrix(cmd, a->matrix, &csr, &d->A, load_s, &conv_s);
+    if (rc)
+        return rc;
+    *load_s += conv_s;
+    if (a->scale_rows && (st = scale_rows(&d->A)) != PSL_OK)
+        return cli_lib_error(cmd, st);
+    if ((st = psl_matrix_get_info(d->A, &d->info)) != PSL_OK)
+        return cli_lib_error(cmd, st);
+    return prepare(cmd, a, d);
 }
 
 /* Build x (uniform in [-1, 1) rounded to FP16) and y0 (the same stream,
@@ -870,21 +906,11 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     psl_status ost = psl_output_begin(&out, a->json, &f);
     if (ost != PSL_OK)
         return cli_lib_error(cmd, ost);
-    char date[64] = "", host[256] = "";
-    time_t now = time(NULL);
-    struct tm tmv;
-    if (gmtime_r(&now, &tmv))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
     const psl_convert_options *o = &a->kernels[0].opt;
     cli_json j;
     cli_json_init(&j, f);
     cli_json_begin_object(&j, NULL);
-    cli_json_string(&j, "packsell_version", psl_version());
-    cli_json_string(&j, "date", date);
-    cli_json_string(&j, "host", host);
-    cli_json_string(&j, "device", dev ? "cuda" : "cpu");
+    cli_json_report_head(&j, dev ? "cuda" : "cpu");
     cli_json_int(&j, "threads", threads_in_use());
     if (!dev) {
         cli_json_string(&j, "cpu", hs->cpu);
@@ -1023,9 +1049,8 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
     return cli_output_finish(cmd, &out, f, "error writing", a->json);
 }
 
-/* Time every kernel on the device of a; failures go into res. */
-static int run_all_kernels(const char *cmd, const bench_args *a, const bench_data *d,
-                           bench_result *res, bench_device *dev, bench_host *host)
+int bench_run_kernels(const char *cmd, const bench_args *a, const bench_data *d,
+                      bench_result *res, bench_device *dev, bench_host *host)
 {
 #ifdef PSL_HAVE_CUDA
     if (a->cuda)
@@ -1057,27 +1082,9 @@ int cmd_bench(int argc, char **argv)
     bench_data d = {0};
     bench_result *res = NULL;
     bench_device dev;
-    memset(&dev, 0, sizeof dev);
-    dev.copy_gbs = -1;
-    dev.build_ms[0] = dev.build_ms[1] = -1;
-    psl_status st;
-    double load_s = 0, conv_s = 0;
-    psl_convert_options csr;
-    psl_convert_options_init(&csr);
-    csr.format = PSL_FORMAT_CSR;
-    csr.value_type = PSL_FP64;
-    if ((rc = cli_load_matrix(cmd, a.matrix, &csr, &d.A, &load_s, &conv_s)) != 0)
-        goto done;
-    load_s += conv_s;
-    if (a.scale_rows && (st = scale_rows(&d.A)) != PSL_OK) {
-        rc = cli_lib_error(cmd, st);
-        goto done;
-    }
-    if ((st = psl_matrix_get_info(d.A, &d.info)) != PSL_OK) {
-        rc = cli_lib_error(cmd, st);
-        goto done;
-    }
-    if ((rc = prepare(cmd, &a, &d)) != 0)
+    bench_device_init(&dev);
+    double load_s = 0;
+    if ((rc = bench_data_load(cmd, &a, &d, &load_s)) != 0)
         goto done;
     res = calloc((size_t)a.nkernels, sizeof *res);
     if (!res) {
@@ -1091,7 +1098,7 @@ int cmd_bench(int argc, char **argv)
     if (!a.cuda)
         bench_mkl_init(threads_in_use(), &host);
 #endif
-    if ((rc = run_all_kernels(cmd, &a, &d, res, &dev, &host)) != 0)
+    if ((rc = bench_run_kernels(cmd, &a, &d, res, &dev, &host)) != 0)
         goto done;
     int failed = 0;
     for (int i = 0; i < a.nkernels; i++) {
@@ -1115,6 +1122,6 @@ int cmd_bench(int argc, char **argv)
         rc = CLI_RUNTIME;
 done:
     free(res);
-    free_data(&d);
+    bench_data_free(&d);
     return rc;
 }

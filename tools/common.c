@@ -99,6 +99,7 @@ void cli_format_args_get(cli_opt *opts, int nopts, cli_format_args *fa)
     fa->csrk_sr = cli_find(opts, nopts, "--csrk-sr")->value;
     fa->csrk_ssr = cli_find(opts, nopts, "--csrk-ssr")->value;
     fa->csrk_reorder = cli_find(opts, nopts, "--csrk-reorder")->value;
+    fa->csrk_fit = cli_find(opts, nopts, "--csrk-fit")->value;
 }
 
 int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_options *opt)
@@ -137,6 +138,13 @@ int cli_csrk_options(const char *cmd, const cli_format_args *fa, psl_convert_opt
     if (opt->csrk_k < 3 && fa->csrk_ssr)
         return cli_usage_error(cmd, "--csrk-ssr needs --csrk-k 3 (super-super-rows), not "
                                "--csrk-k %d", (int)opt->csrk_k);
+    if (fa->csrk_fit) {
+        if (!fa->csrk_fit[0])
+            return cli_usage_error(cmd, "--csrk-fit: an empty file name");
+        psl_status st = psl_csrk_model_load(fa->csrk_fit);
+        if (st != PSL_OK)
+            return cli_error(cmd, "--csrk-fit: %s", psl_last_error_message());
+    }
     return CLI_OK;
 }
 
@@ -178,6 +186,7 @@ static int auto_options(const char *cmd, const cli_format_args *fa, psl_convert_
                       : fa->csrk_sr    ? "--csrk-sr"
                       : fa->csrk_ssr   ? "--csrk-ssr"
                       : fa->csrk_reorder ? "--csrk-reorder"
+                      : fa->csrk_fit   ? "--csrk-fit"
                                        : NULL;
     if (bad)
         return cli_usage_error(cmd, "%s does not apply to --format auto (the chooser picks the "
@@ -215,6 +224,7 @@ int cli_format_options(const char *cmd, const cli_format_args *fa, psl_convert_o
                           : fa->csrk_sr ? "--csrk-sr"
                           : fa->csrk_ssr ? "--csrk-ssr"
                           : fa->csrk_reorder ? "--csrk-reorder"
+                          : fa->csrk_fit ? "--csrk-fit"
                                          : NULL;
         if (bad)
             return cli_usage_error(cmd, "%s applies only to --format csrk", bad);
@@ -305,7 +315,7 @@ int cli_format_given(const cli_format_args *fa)
 {
     return fa->format || fa->values || fa->delta_bits || fa->slice || fa->sigma ||
            fa->permute || fa->overflow || fa->precision || fa->csrk_k || fa->csrk_sr ||
-           fa->csrk_ssr || fa->csrk_reorder;
+           fa->csrk_ssr || fa->csrk_reorder || fa->csrk_fit;
 }
 
 int cli_load_matrix(const char *cmd, const char *source, const psl_convert_options *opt,

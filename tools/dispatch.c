@@ -1,7 +1,7 @@
 /*
  * dispatch.c -- the packsell command line: global --help/--version and
  * dispatch to the subcommands (gen, info, convert, spmv, bench, choose,
- * solve). main.c calls it; so does the command-line fuzz target.
+ * solve, tune-csrk). main.c calls it; so does the command-line fuzz target.
  */
 #include "cli.h"
 
@@ -21,6 +21,7 @@ static const command commands[] = {
     {"bench", cmd_bench, "time SpMV in CSR, SELL and PackSELL precisions"},
     {"choose", cmd_choose, "pick the format for GPU SpMV at a precision (cost model)"},
     {"solve", cmd_solve, "solve A x = b with PCG, flexible CG or inner-outer CG"},
+    {"tune-csrk", cmd_tune_csrk, "fit the CSR-k tuning model to this machine (a sweep)"},
 };
 
 static void usage(FILE *f)
@@ -33,7 +34,7 @@ static void usage(FILE *f)
             "\n"
             "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
             "A MATRIX argument is a generator spec (gen:hpcg:5:5:5, gen:lap2d:100, ...),\n"
@@ -58,7 +59,8 @@ static int environment_help(void)
         psl_option_desc d;
         if (psl_option_describe(i, &d) != PSL_OK)
             return cli_lib_error(NULL, PSL_ERR_INTERNAL);
-        printf("\n  %s=%s (default %s)\n", d.name, d.values, d.default_value);
+        printf("\n  %s=%s (default %s)\n", d.name, d.values,
+               d.default_value[0] ? d.default_value : "unset");
         const char *p = d.doc;
         while (*p) {
             int width = 72, len = (int)strlen(p);

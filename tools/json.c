@@ -16,6 +16,16 @@ void cli_json_init(cli_json *j, FILE *f)
     j->f = f;
 }
 
+void cli_json_report_head(cli_json *j, const char *device)
+{
+    char date[64], host[256];
+    cli_run_stamp(date, sizeof date, host, sizeof host);
+    cli_json_string(j, "packsell_version", psl_version());
+    cli_json_string(j, "date", date);
+    cli_json_string(j, "host", host);
+    cli_json_string(j, "device", device);
+}
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
 static int utf8_len(const unsigned char *s)
 {

@@ -3,7 +3,8 @@
  * its environment variable), accepted values, default and documentation.
  * The environment is read once per process, at the first use of any option,
  * and validated; programs override it with psl_option_set. The header
- * include/packsell.h documents the same options for users.
+ * include/packsell.h documents the same options for users. One option,
+ * PSL_CSRK_FIT, is a path: its text is kept beside the integers.
  */
 #include "options.h"
 
@@ -94,6 +95,15 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                    "super-super-row (a block) of the device's grouping; 0 "
                                    "takes the CUDA tuning model's size. Read by "
                                    "psl_dmatrix_upload."},
+    [PSL_OPT_CSRK_FIT] = {"PSL_CSRK_FIT", NULL, 0, 0, 0, 0, "PATH", "",
+                          "CSR-k: a fit file of the tuning model (packsell tune-csrk writes "
+                          "them) whose tables replace the default ones of the device kinds "
+                          "it has rows for; unset or empty: the defaults. Read at the first "
+                          "use of the model after the option takes a value; a file that "
+                          "cannot be read or is invalid makes every use fail with its error "
+                          "(psl_csrk_model_sizes, conversions to CSR-k, psl_dmatrix_upload "
+                          "of a CSR-k matrix). psl_csrk_model_load and psl_csrk_model_set "
+                          "take precedence."},
     [PSL_OPT_SOLVER_FUSE] = {"PSL_SOLVER_FUSE", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
                              "0|1", "1",
                              "1 runs CG's fused vector steps (the residual update, Jacobi and "
@@ -140,6 +150,8 @@ static const opt_def defs[PSL_OPT_COUNT] = {
 
 /* Whether option d is a byte count (0..PSL_OPT_SIZE_MAX, K/M/G/T suffix). */
 static int is_size(const opt_def *d) { return d == &defs[PSL_OPT_MEMORY_LIMIT]; }
+/* Whether option d is a path (a text; the only one is PSL_CSRK_FIT). */
+static int is_path(const opt_def *d) { return d == &defs[PSL_OPT_CSRK_FIT]; }
 
 /* ---- state */
 
@@ -153,6 +165,9 @@ static struct {
     char raw[PSL_OPT_COUNT][RAW_MAX]; /* an invalid value, for the message */
 } env;
 static atomic_int env_state; /* 0: not read; 1: being read; 2: read */
+/* The path option's text: the environment's, and the program's (set while
+ * its override is). */
+static char env_text[PSL_OPTION_PATH_MAX], set_text[PSL_OPTION_PATH_MAX];
 
 /* Values set by the program: 0 none, else the value + OVERRIDE_BIAS (every
  * option's values are -1 or more). */
@@ -202,6 +217,14 @@ static int parse(const opt_def *d, const char *s, long long *out)
     }
     if (is_size(d))
         return parse_size(s, out);
+    if (is_path(d)) { /* shorter than PSL_OPTION_PATH_MAX, no control characters */
+        size_t n = strlen(s);
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+                return 0;
+        *out = 1;
+        return n < PSL_OPTION_PATH_MAX;
+    }
     if (d->choices) {
         for (int i = 0; i < d->nchoices; i++)
             if (strcmp(s, d->choices[i].name) == 0) {
@@ -231,6 +254,8 @@ static void read_env(void)
             continue;
         if (parse(&defs[i], v, &env.value[i])) {
             env.kind[i] = ENV_VALID;
+            if (is_path(&defs[i]))
+                snprintf(env_text, sizeof env_text, "%s", v);
         } else {
             env.kind[i] = ENV_INVALID;
             snprintf(env.raw[i], RAW_MAX, "%s", v);
@@ -282,6 +307,8 @@ psl_status psl_opt_get_size(psl_opt id, long long *value)
 {
     if ((unsigned)id >= PSL_OPT_COUNT)
         return psl_error(PSL_ERR_INTERNAL, "option id %d does not exist", (int)id);
+    if (is_path(&defs[id]))
+        return psl_error(PSL_ERR_INTERNAL, "option %s is a path", defs[id].name);
     long long v;
     if (!current(id, &v))
         return invalid_value(&defs[id], env.raw[id], "from the environment");
@@ -299,10 +326,32 @@ psl_status psl_opt_get(psl_opt id, int *value)
     return PSL_OK;
 }
 
+psl_status psl_opt_get_text(psl_opt id, char *buf, size_t len)
+{
+    if ((unsigned)id >= PSL_OPT_COUNT || !is_path(&defs[id]))
+        return psl_error(PSL_ERR_INTERNAL, "option id %d is not a path", (int)id);
+    long long v;
+    if (!current(id, &v))
+        return invalid_value(&defs[id], env.raw[id], "from the environment");
+    const char *text = !v                                          ? ""
+                       : atomic_load(&overrides[id]) != 0 ? set_text
+                                                                   : env_text;
+    size_t k = strlen(text);
+    if (k >= len)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "buffer of %zu bytes too small for the value of %s (needs %zu)", len,
+                         defs[id].name, k + 1);
+    memcpy(buf, text, k + 1);
+    return PSL_OK;
+}
+
 int psl_opt_get_or(psl_opt id, int fallback)
 {
     long long v;
-    return (unsigned)id < PSL_OPT_COUNT && !is_size(&defs[id]) && current(id, &v) ? (int)v : fallback;
+    return (unsigned)id < PSL_OPT_COUNT && !is_size(&defs[id]) && !is_path(&defs[id]) &&
+                   current(id, &v)
+               ? (int)v
+               : fallback;
 }
 
 const char *psl_opt_value_name(psl_opt id, int value)
@@ -320,6 +369,7 @@ void psl_opt_reset(void)
     for (int i = 0; i < PSL_OPT_COUNT; i++)
         atomic_store(&overrides[i], 0);
     memset(&env, 0, sizeof env);
+    env_text[0] = set_text[0] = '\0';
     atomic_store(&env_state, 0);
 }
 
@@ -356,6 +406,11 @@ psl_status psl_option_set(const char *name, const char *value)
     long long v;
     if (!parse(&defs[id], value, &v))
         return invalid_value(&defs[id], value, "psl_option_set");
+    if (is_path(&defs[id])) {
+        v = value[0] != '\0';
+        if (v)
+            memcpy(set_text, value, strlen(value) + 1);
+    }
     atomic_store(&overrides[id], v + OVERRIDE_BIAS);
     return PSL_OK;
 }
@@ -366,6 +421,8 @@ psl_status psl_option_get(const char *name, char *buf, size_t len)
     PSL_TRY(find(name, &id));
     if (!buf)
         return psl_error(PSL_ERR_NULL_POINTER, "buffer for the value of %s is NULL", name);
+    if (is_path(&defs[id]))
+        return psl_opt_get_text(id, buf, len);
     long long v;
     PSL_TRY(psl_opt_get_size(id, &v));
     char tmp[PSL_OPTION_VALUE_MAX];

@@ -28,6 +28,7 @@ typedef enum psl_opt {
     PSL_OPT_CUDA_WIDE_CLUSTER,  /* 1..16 */
     PSL_OPT_CUDA_CSRK_SR_ROWS,  /* 0: the CUDA model; else rows per super-row */
     PSL_OPT_CUDA_CSRK_SSR_SRS,  /* 0: the CUDA model; else super-rows per super-super-row */
+    PSL_OPT_CSRK_FIT,           /* a path, "" for none (psl_opt_get_text only) */
     PSL_OPT_SOLVER_FUSE,        /* 0 or 1 */
     PSL_OPT_SOLVER_LOOKAHEAD,   /* 0 or 1 */
     PSL_OPT_MEMORY_CHECK,       /* 0 or 1 */
@@ -52,6 +53,11 @@ psl_status psl_opt_get(psl_opt id, int *value);
 /* psl_opt_get for any option, the only one for a byte count
  * (PSL_OPT_MEMORY_LIMIT), which psl_opt_get refuses. */
 psl_status psl_opt_get_size(psl_opt id, long long *value);
+
+/* The text of a path option (PSL_OPT_CSRK_FIT; "" when unset) into buf
+ * of len bytes (PSL_OPTION_PATH_MAX suffices), with the same precedence and
+ * errors as psl_opt_get; psl_opt_get and psl_opt_get_size refuse it. */
+psl_status psl_opt_get_text(psl_opt id, char *buf, size_t len);
 
 /* The same for code that cannot report an error (psl_trace, psl_cpu_isa
  * behind psl_spmv's check): fallback when the environment's value is

@@ -102,6 +102,51 @@ const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n);
  * caller checked dev and d). */
 const psl_csrk_fit *psl_csrk_model_fit(psl_csrk_device dev, double mean_row_nnz);
 
+/* ---- saved fits (csrk_fit_file.c): the file format, its checks, reader
+ * and writer; csrk_model.c installs what they read. */
+
+/* Device kinds a fit file names (cpu, cuda). */
+#define PSL_CSRK_DEVICES 2
+/* Most threads of a CUDA block of the model: the kernels'
+ * PSL_CSRK_BLOCK_MAX and, for lanes 0, the stream kernel's
+ * PSL_CSRK_STREAM_BLOCK_MAX (kernels/cuda/dmatrix.cuh); a block is whole
+ * warps. */
+#define PSL_CSRK_FIT_THREADS_MAX 512
+#define PSL_CSRK_FIT_STREAM_THREADS_MAX 256
+#define PSL_CSRK_FIT_WARP 32
+
+/* The tables of a fit file: rows[dev][0 .. n[dev]) for each device kind
+ * (n = 0: the file has no row of that kind). */
+typedef struct psl_csrk_fit_tables {
+    psl_csrk_fit rows[PSL_CSRK_DEVICES][PSL_CSRK_MODEL_ROWS_MAX];
+    int n[PSL_CSRK_DEVICES];
+} psl_csrk_fit_tables;
+
+/* Check a whole table of dev: 1..PSL_CSRK_MODEL_ROWS_MAX rows, each valid
+ * after the one before (psl_csrk_fit_row_problem), the last one's d_max
+ * +Inf. PSL_ERR_INVALID_VALUE naming `who` and the row otherwise. */
+psl_status psl_csrk_fit_check(psl_csrk_device dev, const psl_csrk_fit *rows, int n,
+                              const char *who);
+/* Why row r cannot follow a row ending at prev_d_max (0 for the first) in
+ * a table of dev, written into buf; NULL when it can. */
+const char *psl_csrk_fit_row_problem(psl_csrk_device dev, const psl_csrk_fit *r,
+                                     double prev_d_max, char *buf, size_t len);
+/* Parse the text of a fit file (len bytes, name for the messages) into
+ * *out. Errors (PSL_ERR_PARSE for the syntax, PSL_ERR_FILE_VERSION for
+ * another version, PSL_ERR_INVALID_VALUE for values) say "name:line: ..."
+ * and set the error's line; *out is then unspecified. */
+psl_status psl_csrk_fit_parse(const char *name, const char *text, size_t len,
+                              psl_csrk_fit_tables *out);
+/* Read and parse the file at path (at most PSL_CSRK_FIT_FILE_MAX bytes). */
+#define PSL_CSRK_FIT_FILE_MAX (1 << 20)
+psl_status psl_csrk_fit_read(const char *path, psl_csrk_fit_tables *out);
+/* Write a fit file of dev's table (checked first) to path through the
+ * library's output (a temporary renamed over path): the header line, the
+ * comment's lines as "# " comments, a line naming the columns, then the
+ * rows with numbers that read back to the same doubles. */
+psl_status psl_csrk_fit_write(const char *path, psl_csrk_device dev, const psl_csrk_fit *rows,
+                              int n, const char *comment);
+
 /* The pointer array of up to k levels over the n+1 row offsets row_ptr,
  * with rows per super-row sr and super-rows per super-super-row ssr
  * (psl_csrk_group at each level): *out (NULL for one level; the caller's

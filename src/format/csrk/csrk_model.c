@@ -22,10 +22,19 @@
  * entries; super-rows of about 0.9 x 2048 / d rows, so that most fill one
  * window, as a - b ln d through the ends of each range (230 rows at d = 8,
  * 115 at 16, 58 at 32, 29 at 64), and 4 super-rows a block.
+ *
+ * Around the defaults, the tables in use: per device kind, those of
+ * psl_csrk_model_load / psl_csrk_model_set, else those of the fit file the
+ * option PSL_CSRK_FIT names (read once per value of the option, its error
+ * kept and reported by every use), else the defaults. The state is
+ * guarded by one OpenMP critical section (psl_csrk_model), so that the
+ * first uses in several threads read the option's file once.
  */
 #include "format/csrk/csrk.h"
+#include "core/options.h"
 
 #include <math.h>
+#include <string.h>
 
 static const psl_csrk_fit cpu_fit[] = {
     {INFINITY, 64.0, 8.0, 16.0, 2.0, 1, 1, 1},
@@ -41,7 +50,8 @@ static const psl_csrk_fit cuda_fit[] = {
     {INFINITY, 24.7725, 3.564, 6.193125, 0.891, 32, 8, 2},
 };
 
-const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n)
+/* The default table of dev (NULL for an unknown kind). */
+static const psl_csrk_fit *default_table(psl_csrk_device dev, int *n)
 {
     switch (dev) {
     case PSL_CSRK_DEVICE_CPU: *n = (int)(sizeof cpu_fit / sizeof cpu_fit[0]); return cpu_fit;
@@ -50,15 +60,87 @@ const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n)
     return NULL;
 }
 
-const psl_csrk_fit *psl_csrk_model_fit(psl_csrk_device dev, double mean_row_nnz)
+/* ---- the tables in use */
+
+static struct {
+    psl_csrk_fit_tables set;  /* psl_csrk_model_load / _set; n[dev] = 0: not replaced */
+    psl_csrk_fit_tables file; /* read from path */
+    char path[PSL_OPTION_PATH_MAX]; /* PSL_CSRK_FIT when last read ("": none) */
+    int synced;               /* path holds the option's value of the last read */
+    psl_status file_status;   /* reading path: its error, kept for every use */
+    int64_t file_line;
+    char file_error[512];
+} model;
+
+/* model.file for the option's current value, read if it changed; the
+ * kept error of its file. Under the critical section. */
+static psl_status sync_file(void)
 {
-    int n = 0;
-    const psl_csrk_fit *t = psl_csrk_model_table(dev, &n);
+    char path[PSL_OPTION_PATH_MAX];
+    PSL_TRY(psl_opt_get_text(PSL_OPT_CSRK_FIT, path, sizeof path));
+    if (!model.synced || strcmp(path, model.path) != 0) {
+        memcpy(model.path, path, sizeof path);
+        model.synced = 1;
+        memset(&model.file, 0, sizeof model.file);
+        model.file_status = PSL_OK;
+        if (path[0] && (model.file_status = psl_csrk_fit_read(path, &model.file)) != PSL_OK) {
+            psl_error_info e;
+            psl_last_error(&e);
+            model.file_line = e.line;
+            snprintf(model.file_error, sizeof model.file_error, "option PSL_CSRK_FIT: %.490s",
+                     e.message);
+            memset(&model.file, 0, sizeof model.file);
+        }
+    }
+    if (model.file_status != PSL_OK)
+        return psl_error_at(model.file_status, model.file_line, -1, -1, "%s", model.file_error);
+    return PSL_OK;
+}
+
+/* The table in use for dev (a known kind) into *t, *n: on an error of
+ * PSL_CSRK_FIT's file, that error with the default table. */
+static psl_status current(psl_csrk_device dev, const psl_csrk_fit **t, int *n)
+{
+    psl_status st = PSL_OK;
+#pragma omp critical(psl_csrk_model)
+    {
+        if (model.set.n[dev] > 0) {
+            *t = model.set.rows[dev];
+            *n = model.set.n[dev];
+        } else if ((st = sync_file()) == PSL_OK && model.file.n[dev] > 0) {
+            *t = model.file.rows[dev];
+            *n = model.file.n[dev];
+        } else {
+            *t = default_table(dev, n);
+        }
+    }
+    return st;
+}
+
+const psl_csrk_fit *psl_csrk_model_table(psl_csrk_device dev, int *n)
+{
+    const psl_csrk_fit *t = NULL;
+    if (!default_table(dev, n))
+        return NULL;
+    (void)current(dev, &t, n); /* an error: the defaults (psl_csrk_model_sizes reports it) */
+    return t;
+}
+
+/* The row of table t (n rows) for d. */
+static const psl_csrk_fit *row_for(const psl_csrk_fit *t, int n, double mean_row_nnz)
+{
     const double d = mean_row_nnz < 1 ? 1 : mean_row_nnz;
     int i = 0;
     while (i + 1 < n && d > t[i].d_max)
         i++;
     return &t[i];
+}
+
+const psl_csrk_fit *psl_csrk_model_fit(psl_csrk_device dev, double mean_row_nnz)
+{
+    int n = 0;
+    const psl_csrk_fit *t = psl_csrk_model_table(dev, &n);
+    return row_for(t, n, mean_row_nnz);
 }
 
 /* round(a - b ln d), at least 1 and at most 2^30. */
@@ -74,7 +156,7 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
     if (!sr_rows || !ssr_srs)
         return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_sizes: an output is NULL");
     int n = 0;
-    if (!psl_csrk_model_table(device, &n))
+    if (!default_table(device, &n))
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k model device %d is not a psl_csrk_device (cpu 0, cuda 1)",
                          (int)device);
@@ -84,11 +166,13 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "CSR-k model: nonzeros per row %g is not a finite number >= 0",
                          mean_row_nnz);
+    const psl_csrk_fit *t = NULL;
+    PSL_TRY(current(device, &t, &n));
     if (k == 1) {
         *sr_rows = *ssr_srs = 0;
         return PSL_OK;
     }
-    const psl_csrk_fit *f = psl_csrk_model_fit(device, mean_row_nnz);
+    const psl_csrk_fit *f = row_for(t, n, mean_row_nnz);
     const double lnd = log(mean_row_nnz < 1 ? 1 : mean_row_nnz);
     int32_t sr = fit_size(f->sr_a, f->sr_b, lnd), ssr = fit_size(f->ssr_a, f->ssr_b, lnd);
     if (k == 2) {
@@ -100,4 +184,92 @@ psl_status psl_csrk_model_sizes(psl_csrk_device device, int32_t k, double mean_r
         *ssr_srs = ssr;
     }
     return PSL_OK;
+}
+
+/* ---- the public calls on the tables (packsell.h) */
+
+/* rows[0 .. n) as the library's rows (n checked by the caller). */
+static void from_public(const psl_csrk_model_row *rows, int n, psl_csrk_fit *out)
+{
+    for (int i = 0; i < n; i++) {
+        const psl_csrk_model_row *r = &rows[i];
+        out[i] = (psl_csrk_fit){r->d_max, r->sr_a, r->sr_b, r->ssr_a, r->ssr_b,
+                                r->lanes, r->block_rows, r->block_srs};
+    }
+}
+
+/* dev's table of rows in use from now on. */
+static void install(psl_csrk_device dev, const psl_csrk_fit *rows, int n)
+{
+#pragma omp critical(psl_csrk_model)
+    {
+        memcpy(model.set.rows[dev], rows, (size_t)n * sizeof *rows);
+        model.set.n[dev] = n;
+    }
+}
+
+psl_status psl_csrk_model_load(const char *path)
+{
+    if (!path)
+        return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_load: path is NULL");
+    psl_csrk_fit_tables t;
+    PSL_TRY(psl_csrk_fit_read(path, &t));
+    for (int d = 0; d < PSL_CSRK_DEVICES; d++)
+        if (t.n[d] > 0)
+            install((psl_csrk_device)d, t.rows[d], t.n[d]);
+    return PSL_OK;
+}
+
+psl_status psl_csrk_model_set(psl_csrk_device device, const psl_csrk_model_row *rows, int n)
+{
+    if (!rows)
+        return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_set: rows is NULL");
+    psl_csrk_fit t[PSL_CSRK_MODEL_ROWS_MAX];
+    if (n < 1 || n > PSL_CSRK_MODEL_ROWS_MAX) /* the row count's error, rows not read */
+        return psl_csrk_fit_check(device, NULL, n, "psl_csrk_model_set");
+    from_public(rows, n, t);
+    PSL_TRY(psl_csrk_fit_check(device, t, n, "psl_csrk_model_set"));
+    install(device, t, n);
+    return PSL_OK;
+}
+
+psl_status psl_csrk_model_get(psl_csrk_device device, psl_csrk_model_row *rows, int max, int *n)
+{
+    if (!rows || !n)
+        return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_get: rows or n is NULL");
+    int m = 0;
+    const psl_csrk_fit *t = NULL;
+    if (!default_table(device, &m))
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "psl_csrk_model_get: device %d is not a psl_csrk_device (cpu 0, cuda 1)",
+                         (int)device);
+    PSL_TRY(current(device, &t, &m));
+    if (max < m)
+        return psl_error(PSL_ERR_INVALID_VALUE,
+                         "psl_csrk_model_get: room for %d rows, the table has %d", max, m);
+    for (int i = 0; i < m; i++)
+        rows[i] = (psl_csrk_model_row){t[i].d_max, t[i].sr_a, t[i].sr_b, t[i].ssr_a,
+                                       t[i].ssr_b, t[i].lanes, t[i].block_rows, t[i].block_srs};
+    *n = m;
+    return PSL_OK;
+}
+
+psl_status psl_csrk_model_save(const char *path, psl_csrk_device device,
+                               const psl_csrk_model_row *rows, int n, const char *comment)
+{
+    if (!path || !rows)
+        return psl_error(PSL_ERR_NULL_POINTER, "psl_csrk_model_save: path or rows is NULL");
+    psl_csrk_fit t[PSL_CSRK_MODEL_ROWS_MAX];
+    if (n < 1 || n > PSL_CSRK_MODEL_ROWS_MAX)
+        return psl_csrk_fit_check(device, NULL, n, "psl_csrk_model_save");
+    from_public(rows, n, t);
+    return psl_csrk_fit_write(path, device, t, n, comment);
+}
+
+void psl_csrk_model_reset(void)
+{
+#pragma omp critical(psl_csrk_model)
+    {
+        memset(&model.set, 0, sizeof model.set);
+    }
 }
