@@ -5,8 +5,9 @@
 #  1. the suite's regular matrices with the CUDA tuning model's grouping:
 #     CSR-k FP64/FP32 and cuSPARSE CSR of the same precision, side by side
 #     (`packsell bench --device cuda`, CUDA events, median; one JSON each);
-#  2. a sweep of the device grouping (PSL_CUDA_CSRK_SR_ROWS x _SSR_SRS) on
-#     the stream kernel's matrices (8 < d <= 64);
+#  2. packsell tune-csrk --device cuda: the sweep of the device grouping,
+#     its fit, and the fit's pick against the best swept pick (with
+#     matrices held out of the fit);
 #  3. the same suite with a second build whose stream kernel loads
 #     CSRK_ELEMS_ALT entries a thread per window (PSL_CSRK_STREAM_ELEMS).
 # Everything lands in $OUT/csrk-stream.tar.gz; a table is printed last
@@ -14,19 +15,22 @@
 #
 # Usage (device tool): bash bench/run_device_csrk_stream.sh
 # Environment: CSRK_DEADLINE (seconds, default 430), CSRK_COMMIT (recorded),
-# CSRK_MATRICES (suite), CSRK_SWEEP (matrices swept), CSRK_ELEMS_ALT (4).
+# CSRK_MATRICES (suite), CSRK_HOLDOUT (tune-csrk's held-out matrices),
+# CSRK_TUNE_SR / CSRK_TUNE_SSR (its grid), CSRK_ELEMS_ALT (4).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
 OUT=${OUT:-/tmp/psl-out}
 DEADLINE=${CSRK_DEADLINE:-430}
 RES=/tmp/psl-csrk/csrk-stream
-rm -rf "$RES" && mkdir -p "$RES/spmv" "$RES/sweep" "$RES/alt" "$OUT"
+rm -rf "$RES" && mkdir -p "$RES/spmv" "$RES/tune" "$RES/alt" "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=$(nproc) OMP_WAIT_POLICY=PASSIVE
 COMMIT=${CSRK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 MATRICES=${CSRK_MATRICES:-gen:hpcg:6:6:6,gen:hpcg:7:7:7,gen:hpcg:8:8:7,gen:hpgmp:7:7:7,gen:lap2d:2048,gen:lap3d:128,gen:banded:4000000:16:33,gen:random:4000000:16}
-SWEEP=${CSRK_SWEEP:-gen:hpcg:7:7:7,gen:banded:4000000:16:33,gen:random:4000000:16}
+HOLDOUT=${CSRK_HOLDOUT:-gen:hpcg:6:6:6,gen:hpgmp:7:7:7,gen:lap3d:100,gen:random:2000000:24,gen:banded:2000000:8:12}
+TUNE_SR=${CSRK_TUNE_SR:-4,8,16,32,64,128,256}
+TUNE_SSR=${CSRK_TUNE_SSR:-1,2,4,8,16}
 ALT=${CSRK_ELEMS_ALT:-4}
 KERNELS=csrk-fp64,cusparse-csr-fp64,csrk-fp32,cusparse-csr-fp32
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$RES/log.txt"; }
@@ -59,20 +63,10 @@ for m in ${MATRICES//,/ }; do
   log "spmv $m: exit $?"
 done
 pack
-for m in ${SWEEP//,/ }; do
-  t=$(tag_of "$m")
-  build-gpu/packsell gen "$m" -o "/tmp/psl-csrk/$t.bin" --binary >/dev/null 2>&1 || continue
-  for sr in 32 64 128 256; do
-    for ssr in 1 4 16; do
-      [ "$(left)" -lt 120 ] && break 3
-      PSL_CUDA_CSRK_SR_ROWS=$sr PSL_CUDA_CSRK_SSR_SRS=$ssr timeout 40 build-gpu/packsell bench "/tmp/psl-csrk/$t.bin" \
-        --device cuda --kernels csrk-fp64,csrk-fp32 --json "$RES/sweep/${t}_sr${sr}_ssr${ssr}.json" \
-        >"$RES/sweep/${t}_sr${sr}_ssr${ssr}.txt" 2>&1
-    done
-  done
-  rm -f "/tmp/psl-csrk/$t.bin"
-  log "sweep $m done"
-done
+log "tune-csrk --device cuda"
+timeout $(( $(left) > 200 ? $(left) - 90 : 110 )) build-gpu/packsell tune-csrk --device cuda --sr "$TUNE_SR" --ssr "$TUNE_SSR" \
+  --holdout "$HOLDOUT" --out "$RES/tune/csrk-fit-cuda.txt" --json "$RES/tune/tune-cuda.json" >"$RES/tune/run.txt" 2>&1
+log "tune-csrk: exit $? ($(grep -m1 -i 'within 10%' "$RES/tune/run.txt"))"
 pack
 wait $ALT_PID; log "alt build (elems $ALT): exit $?"
 if [ -x build-alt/packsell ]; then
