@@ -14,23 +14,23 @@
 # (bench/csrk_gpu_report.py).
 #
 # Usage (device tool): bash bench/run_device_csrk_stream.sh
-# Environment: CSRK_DEADLINE (seconds, default 430), CSRK_COMMIT (recorded),
+# Environment: CSRK_DEADLINE (seconds, default 370), CSRK_COMMIT (recorded),
 # CSRK_MATRICES (suite), CSRK_HOLDOUT (tune-csrk's held-out matrices),
 # CSRK_TUNE_SR / CSRK_TUNE_SSR (its grid), CSRK_ELEMS_ALT (4).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
 OUT=${OUT:-/tmp/psl-out}
-DEADLINE=${CSRK_DEADLINE:-430}
+DEADLINE=${CSRK_DEADLINE:-370}
 RES=/tmp/psl-csrk/csrk-stream
 rm -rf "$RES" && mkdir -p "$RES/spmv" "$RES/tune" "$RES/alt" "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=$(nproc) OMP_WAIT_POLICY=PASSIVE
 COMMIT=${CSRK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 MATRICES=${CSRK_MATRICES:-gen:hpcg:6:6:6,gen:hpcg:7:7:7,gen:hpcg:8:8:7,gen:hpgmp:7:7:7,gen:lap2d:2048,gen:lap3d:128,gen:banded:4000000:16:33,gen:random:4000000:16}
-HOLDOUT=${CSRK_HOLDOUT:-gen:hpcg:6:6:6,gen:hpgmp:7:7:7,gen:lap3d:100,gen:random:2000000:24,gen:banded:2000000:8:12}
-TUNE_SR=${CSRK_TUNE_SR:-4,8,16,32,64,128,256}
-TUNE_SSR=${CSRK_TUNE_SSR:-1,2,4,8,16}
+HOLDOUT=${CSRK_HOLDOUT:-gen:hpcg:6:6:6,gen:hpgmp:7:7:7,gen:lap3d:100,gen:banded:2000000:8:12}
+TUNE_SR=${CSRK_TUNE_SR:-8,16,32,64,128,256}
+TUNE_SSR=${CSRK_TUNE_SSR:-1,2,4,16}
 ALT=${CSRK_ELEMS_ALT:-4}
 KERNELS=csrk-fp64,cusparse-csr-fp64,csrk-fp32,cusparse-csr-fp32
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$RES/log.txt"; }
