@@ -344,7 +344,9 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 /* Most threads in a block of the stream kernel, and the blocks an SM must
  * hold (its launch bounds: the registers of a thread). */
 #define PSL_CSRK_STREAM_BLOCK_MAX 256
+#ifndef PSL_CSRK_STREAM_MIN_BLOCKS
 #define PSL_CSRK_STREAM_MIN_BLOCKS 3
+#endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
  * csr_index64: 32-bit row offsets and columns when nnz < 2^31, else 64-bit
