@@ -18,10 +18,12 @@
  * or two), and their blocks: 8 x 12 threads a row each, and 32 lanes a row
  * x 8 x 2. Between d = 8 and 64 the rows are the stream kernel's (lanes 0,
  * spmv_csrk.cu), which replaced the authors' 4, 8 and 16 lanes a row there
- * (bench/NOTES.md, CSR-k): blocks of 256 threads, whose windows hold 2048
- * entries; super-rows of about 0.9 x 2048 / d rows, so that most fill one
- * window, as a - b ln d through the ends of each range (230 rows at d = 8,
- * 115 at 16, 58 at 32, 29 at 64), and 4 super-rows a block.
+ * (bench/NOTES.md, CSR-k): blocks of 256 threads, whose windows hold 1024
+ * entries; super-rows of about 0.9 x 2048 / d rows (two windows), as
+ * a - b ln d through the ends of each range (230 rows at d = 8, 115 at 16,
+ * 58 at 32, 29 at 64), and 4 super-rows a block. The sizes matter little
+ * to this kernel: a sweep of 6 x 4 sizes on the H100 moved its time by
+ * under 3% on the matrices of these ranges (tune-csrk, 2026-12-06).
  *
  * Around the defaults, the tables in use: per device kind, those of
  * psl_csrk_model_load / psl_csrk_model_set, else those of the fit file the

@@ -337,15 +337,19 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #define PSL_CSRK_BLOCK_MAX 512
 /* The stream kernel's entries a thread loads per window of a block: its
  * shared memory holds threads x this many products (a build may set it, to
- * measure another: bench/run_device_csrk_stream.sh). */
+ * measure another: bench/run_device_csrk_stream.sh). 4, not 8: fewer
+ * registers (64 for FP64 against 80) let 4 blocks of 256 threads share an
+ * SM instead of 3, and shorter windows keep each block's loads and adds
+ * closer together; 8 was 1.07-1.42x slower on every matrix measured
+ * (bench/NOTES.md, CSR-k). */
 #ifndef PSL_CSRK_STREAM_ELEMS
-#define PSL_CSRK_STREAM_ELEMS 8
+#define PSL_CSRK_STREAM_ELEMS 4
 #endif
 /* Most threads in a block of the stream kernel, and the blocks an SM must
  * hold (its launch bounds: the registers of a thread). */
 #define PSL_CSRK_STREAM_BLOCK_MAX 256
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS
-#define PSL_CSRK_STREAM_MIN_BLOCKS 3
+#define PSL_CSRK_STREAM_MIN_BLOCKS 4
 #endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
