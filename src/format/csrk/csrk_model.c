@@ -22,7 +22,7 @@
  * entries; super-rows of about 0.9 x 2048 / d rows (two windows), as
  * a - b ln d through the ends of each range (230 rows at d = 8, 115 at 16,
  * 58 at 32, 29 at 64), and 4 super-rows a block: on the H100 these sizes
- * timed within 2% of the best of a sweep of 6 x 4 sizes (8..256 rows,
+ * timed within 3% of the best of a sweep of 6 x 4 sizes (8..256 rows,
  * 1..16 super-rows), or faster, on each matrix of these ranges, where
  * super-rows of 8 rows were up to 4x slower (tune-csrk at da0ad51,
  * bench/results/2026-12-06-gpu-csrk-stream).
