@@ -346,10 +346,11 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #define PSL_CSRK_STREAM_ELEMS 4
 #endif
 /* Most threads in a block of the stream kernel, and the blocks an SM must
- * hold (its launch bounds: the registers of a thread). */
+ * hold (its launch bounds: the registers of a thread; with 4 entries a
+ * thread ptxas takes 64 for FP64 below this bound, so 4 blocks fit). */
 #define PSL_CSRK_STREAM_BLOCK_MAX 256
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS
-#define PSL_CSRK_STREAM_MIN_BLOCKS 4
+#define PSL_CSRK_STREAM_MIN_BLOCKS 3
 #endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,

@@ -251,7 +251,7 @@ __device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t
 }
 
 /* The stream kernel: block blockIdx.x of the grouping, blockDim.x threads
- * (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for
+ * (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for at least
  * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM: 64 for FP64, no spills),
  * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Reads as the lanes
  * kernel: group g < nblocks reads sr/ssr entries g and g + 1, rows
