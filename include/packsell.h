@@ -677,6 +677,15 @@ typedef struct psl_matrix_info {
                                       - csrk_perm_bytes */
     int64_t csrk_perm_bytes;       /* bytes of the locality reordering's perm and
                                       its inverse (8 a row; 0 without one) */
+    int64_t csrk_device_overhead_bytes; /* bytes psl_dmatrix_upload adds to the
+                                      CSR arrays: these pointer arrays (kept
+                                      for download) and the grouping it makes
+                                      for the GPU kernel (the CUDA tuning
+                                      model's sizes, or PSL_CUDA_CSRK_SR_ROWS /
+                                      _SSR_SRS, as the upload would take them
+                                      now); -1 without a device form (a
+                                      reordered matrix) or when the model
+                                      fails (a bad PSL_CSRK_FIT file) */
 } psl_matrix_info;
 
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);

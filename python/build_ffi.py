@@ -108,6 +108,7 @@ typedef struct psl_matrix_info {
     int32_t csrk_super_super_rows;
     int64_t csrk_overhead_bytes;
     int64_t csrk_perm_bytes;
+    int64_t csrk_device_overhead_bytes;
     ...;
 } psl_matrix_info;
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);

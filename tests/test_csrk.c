@@ -6,7 +6,9 @@
  * kernel on generated and real matrices in FP64/FP32/FP16 values with every
  * vector type, the CSR arrays given as they are to our CSR SpMV, the
  * binary-file round trip and damaged files, bad parameters, the memory
- * overhead (< 2% of CSR), and the command line (--csrk-reorder too; the
+ * overhead (< 2% of CSR, also with the device's grouping; its count
+ * without arrays against the built one), the view of the caller's arrays,
+ * and the command line (--csrk-reorder too; the
  * reorderings themselves: test_csrk_reorder.c).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -147,6 +149,12 @@ static void check_overhead(const char *label, const psl_matrix *A)
     CHECK_OK(psl_matrix_get_info(A, &in));
     const double share = in.csr_bytes ? (double)in.csrk_overhead_bytes / in.csr_bytes : 0;
     CHECK_MSG(share < 0.02, "%s: CSR-k overhead %.4f%% of CSR", label, 100 * share);
+    /* the device form: these pointers and the GPU kernel's grouping */
+    const double dshare =
+        in.csr_bytes ? (double)in.csrk_device_overhead_bytes / in.csr_bytes : 0;
+    CHECK_MSG(in.csrk_device_overhead_bytes >= in.csrk_overhead_bytes && dshare < 0.02,
+              "%s: CSR-k device overhead %lld bytes, %.4f%% of CSR", label,
+              (long long)in.csrk_device_overhead_bytes, 100 * dshare);
 }
 
 /* y of kernel `kernel` (NULL: psl_ref_csr_spmv) on M with vector type vt, alpha, beta and y0 (NaN
@@ -373,6 +381,85 @@ TEST(view_of_caller_arrays)
     psl_matrix_destroy(&G);
 }
 
+/* psl_csrk_count gives the counts psl_csrk_pointers gives (it feeds
+ * psl_matrix_info.csrk_device_overhead_bytes), over random row lengths
+ * (empty rows and runs of them, one long row, no entries at all) and sizes;
+ * the info's device overhead is the host's pointers plus the CUDA model's
+ * grouping (or the options'), -1 for a reordered matrix, and under 2% of
+ * CSR on generated matrices. */
+TEST(device_overhead_counts)
+{
+    unsigned long long s = 17;
+    const int32_t sizes[] = {1, 2, 3, 7, 40, 1000, 1 << 30};
+    for (int c = 0; c < 60; c++) {
+        const int32_t n = c == 0 ? 0 : 1 + (int32_t)(psl_test_rand(&s) % 3000);
+        int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
+        rp[0] = 0;
+        for (int32_t i = 0; i < n; i++) {
+            const unsigned r = (unsigned)(psl_test_rand(&s) % 10);
+            const int64_t len = c % 7 == 3 ? 0 /* no entries */
+                                : r < 3    ? 0
+                                : r == 9   ? (int64_t)(psl_test_rand(&s) % 500)
+                                           : (int64_t)(psl_test_rand(&s) % 30);
+            rp[i + 1] = rp[i] + len;
+        }
+        for (int32_t k = 1; k <= 3; k++)
+            for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++) {
+                const int32_t sr = sizes[a], ssr = sizes[(a + c) % (sizeof sizes / sizeof sizes[0])];
+                int32_t *p = NULL, nsr = -1, nssr = -1, kk = -1, csr = -2, cssr = -2, ck = -2;
+                CHECK_OK(psl_csrk_pointers(n, rp, k, sr, ssr, &p, &nsr, &nssr, &kk));
+                psl_csrk_count(n, rp, k, sr, ssr, &csr, &cssr, &ck);
+                CHECK_MSG(csr == nsr && cssr == nssr && ck == kk,
+                          "n %d k %d sizes %d x %d: counted %d/%d/k%d, built %d/%d/k%d", (int)n,
+                          (int)k, (int)sr, (int)ssr, (int)csr, (int)cssr, (int)ck, (int)nsr,
+                          (int)nssr, (int)kk);
+                free(p);
+            }
+        free(rp);
+    }
+    /* the info field: the model's grouping, the options', a reordering */
+    const char *specs[] = {"hpcg:5:5:5", "lap2d:200", "random:5000:40", "powerlaw:20000:12:1.5"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        psl_matrix *G = NULL;
+        CHECK_OK(psl_generate(&G, specs[i]));
+        psl_matrix *K = G ? convert_csrk(G, PSL_FP64, 3, 0, 0) : NULL;
+        if (!K) {
+            psl_matrix_destroy(&G);
+            continue;
+        }
+        psl_matrix_info in;
+        CHECK_OK(psl_matrix_get_info(K, &in));
+        int32_t sr = 0, ssr = 0, nsr, nssr, kk, *p = NULL;
+        CHECK_OK(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CUDA, in.csrk_k,
+                                      (double)in.nnz / in.nrows, &sr, &ssr));
+        CHECK_OK(psl_csrk_pointers(in.nrows, K->row_ptr, in.csrk_k, sr, ssr, &p, &nsr, &nssr, &kk));
+        free(p);
+        CHECK_MSG(in.csrk_device_overhead_bytes ==
+                      in.csrk_overhead_bytes + 4 * psl_csrk_ptr_count(kk, nsr, nssr),
+                  "%s: device overhead %lld", specs[i], (long long)in.csrk_device_overhead_bytes);
+        CHECK_MSG((double)in.csrk_device_overhead_bytes < 0.02 * (double)in.csr_bytes,
+                  "%s: device overhead %.3f%% of CSR", specs[i],
+                  100.0 * (double)in.csrk_device_overhead_bytes / (double)in.csr_bytes);
+        CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SR_ROWS", "3"));
+        CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SSR_SRS", "5"));
+        CHECK_OK(psl_matrix_get_info(K, &in));
+        CHECK_OK(psl_csrk_pointers(in.nrows, K->row_ptr, in.csrk_k, 3, 5, &p, &nsr, &nssr, &kk));
+        free(p);
+        CHECK(in.csrk_device_overhead_bytes ==
+              in.csrk_overhead_bytes + 4 * psl_csrk_ptr_count(kk, nsr, nssr));
+        CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SR_ROWS", NULL));
+        CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SSR_SRS", NULL));
+        psl_matrix_destroy(&K);
+        K = csrk_convert(G, PSL_CSRK_REORDER_RCM, 3, 0, 0, PSL_FP64);
+        if (K) {
+            CHECK_OK(psl_matrix_get_info(K, &in));
+            CHECK(in.csrk_device_overhead_bytes == -1);
+        }
+        psl_matrix_destroy(&K);
+        psl_matrix_destroy(&G);
+    }
+}
+
 TEST(group_hand_computed)
 {
     /* rows of 3, 0, 5, 1, 1, 1, 9, 0 nonzeros (20): size 2 -> share 5 */
@@ -566,6 +653,42 @@ TEST(real_matrices)
         psl_matrix_destroy(&S);
         psl_matrix_destroy(&M);
     }
+}
+
+/* The memory overhead target on every matrix of ../shared/matrices: CSR-k
+ * (k = 3, the model's sizes) adds under 2% to its CSR bytes, on the host
+ * and on the device (the host's pointers plus the GPU kernel's grouping,
+ * psl_matrix_info.csrk_device_overhead_bytes). */
+TEST(overhead_every_shared_matrix)
+{
+    if (!psl_test_matrices_available("overhead_every_shared_matrix"))
+        return;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    char line[8192];
+    int nmat = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s.mtx", psl_test_matrix_dir(), name);
+        psl_matrix *M = NULL;
+        CHECK_OK(psl_mm_read(&M, path));
+        psl_matrix *K = M ? convert_csrk(M, PSL_FP64, 3, 0, 0) : NULL;
+        if (K) {
+            check_overhead(name, K);
+            nmat++;
+        }
+        psl_matrix_destroy(&K);
+        psl_matrix_destroy(&M);
+    }
+    fclose(f);
+    printf("  overhead under 2%% of CSR on %d shared matrices, host and device\n", nmat);
+    CHECK(nmat > 0);
 }
 
 TEST(model_sizes)
@@ -982,6 +1105,8 @@ TEST(command_line)
 }
 
 static const psl_test_case tests[] = {
+    {"overhead_every_shared_matrix", overhead_every_shared_matrix},
+    {"device_overhead_counts", device_overhead_counts},
     {"view_of_caller_arrays", view_of_caller_arrays},
     {"threads_and_schedules", threads_and_schedules},
     {"out_of_memory", out_of_memory},

@@ -108,6 +108,16 @@ static void print_json(const char *source, const psl_matrix_info *in, const band
         cli_json_double(&j, "csrk_overhead_share",
                         in->csr_bytes > 0 ? (double)in->csrk_overhead_bytes / in->csr_bytes : 0);
         cli_json_int(&j, "csrk_perm_bytes", in->csrk_perm_bytes);
+        if (in->csrk_device_overhead_bytes >= 0) {
+            cli_json_int(&j, "csrk_device_overhead_bytes", in->csrk_device_overhead_bytes);
+            cli_json_double(&j, "csrk_device_overhead_share",
+                            in->csr_bytes > 0
+                                ? (double)in->csrk_device_overhead_bytes / in->csr_bytes
+                                : 0);
+        } else {
+            cli_json_null(&j, "csrk_device_overhead_bytes");
+            cli_json_null(&j, "csrk_device_overhead_share");
+        }
         cli_json_int(&j, "bandwidth", bw->stored);
         cli_json_int(&j, "bandwidth_before_reordering", bw->before);
     }
@@ -165,6 +175,13 @@ static void print_table(const char *source, const psl_matrix_info *in, const ban
                (long long)in->csrk_overhead_bytes,
                in->csr_bytes > 0 ? 100.0 * (double)in->csrk_overhead_bytes / in->csr_bytes
                                  : 0.0);
+        if (in->csrk_device_overhead_bytes >= 0)
+            printf("%-16s %lld bytes (%.4f%% of CSR: these pointers and the GPU kernel's "
+                   "grouping)\n",
+                   "csrk on the GPU", (long long)in->csrk_device_overhead_bytes,
+                   in->csr_bytes > 0
+                       ? 100.0 * (double)in->csrk_device_overhead_bytes / in->csr_bytes
+                       : 0.0);
         if (in->csrk_perm_bytes > 0) {
             printf("%-16s %lld bytes (perm and inverse, %.4f%% of CSR)\n", "csrk perm",
                    (long long)in->csrk_perm_bytes,

@@ -159,6 +159,17 @@ psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32
                              int32_t ssr, int32_t **out, int32_t *nsr, int32_t *nssr,
                              int32_t *k_out);
 
+/* The sizes of the device grouping of A (nrows, nnz > 0) that
+ * psl_dmatrix_upload makes: the CUDA model's for A's levels and d, or the
+ * options PSL_CUDA_CSRK_SR_ROWS / _SSR_SRS where set (csrk_model.c). */
+psl_status psl_csrk_device_sizes(const psl_matrix *A, int32_t *sr, int32_t *ssr);
+
+/* The counts psl_csrk_pointers gives (*nsr, *nssr, *k_out), without the
+ * arrays: two passes over row_ptr, no memory. For the device form's
+ * overhead in psl_matrix_info (csrk_ops.c). */
+void psl_csrk_count(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr, int32_t ssr,
+                    int32_t *nsr, int32_t *nssr, int32_t *k_out);
+
 /* The device form (psl_format_ops.cuda_*; src/format/csrk/csrk_cuda.cu,
  * kernel in src/kernels/cuda/spmv_csrk.cu). */
 struct CUstream_st;

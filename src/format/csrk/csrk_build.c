@@ -15,6 +15,18 @@
 
 #include <stdlib.h>
 
+/* The end of the greedy group that starts at item i of n (cum, share;
+ * total > 0): items until the group holds its share. */
+static int32_t group_end(int32_t n, const int64_t *cum, double share, int32_t i)
+{
+    int64_t acc = 0;
+    do {
+        acc += cum[i + 1] - cum[i];
+        i++;
+    } while (i < n && (double)acc < share);
+    return i;
+}
+
 int32_t psl_csrk_group(int32_t n, const int64_t *cum, int32_t size, int32_t *first)
 {
     if (n <= 0) {
@@ -26,15 +38,7 @@ int32_t psl_csrk_group(int32_t n, const int64_t *cum, int32_t size, int32_t *fir
     int32_t g = 0, i = 0;
     first[0] = 0;
     while (i < n) {
-        if (total == 0) {
-            i = n - i > size ? i + size : n;
-        } else {
-            int64_t acc = 0;
-            do {
-                acc += cum[i + 1] - cum[i];
-                i++;
-            } while (i < n && (double)acc < share);
-        }
+        i = total == 0 ? (n - i > size ? i + size : n) : group_end(n, cum, share, i);
         first[++g] = i;
     }
     return g;
@@ -100,6 +104,45 @@ done:
     free(second);
     free(cum);
     return st;
+}
+
+void psl_csrk_count(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr, int32_t ssr,
+                    int32_t *nsr_out, int32_t *nssr_out, int32_t *k_out)
+{
+    int32_t nsr = 0, nssr = 0;
+    const int64_t total = n > 0 ? row_ptr[n] - row_ptr[0] : 0;
+    const double share1 = (double)sr * (double)total / (double)(n > 0 ? n : 1);
+    if (k >= 2 && n > 0) /* the super-rows, as psl_csrk_group(n, row_ptr, sr) */
+        for (int32_t i = 0; i < n; nsr++)
+            i = total == 0 ? (n - i > sr ? i + sr : n) : group_end(n, row_ptr, share1, i);
+    if (k == 3 && nsr > 0) {
+        /* the super-super-rows over the super-rows (their nonzeros the same
+         * total), the super-rows walked again */
+        if (total == 0) {
+            nssr = nsr / ssr + (nsr % ssr != 0);
+        } else {
+            const double share2 = (double)ssr * (double)total / (double)nsr;
+            int64_t acc = 0;
+            int32_t done = 0;
+            for (int32_t i = 0; i < n;) {
+                const int32_t e = group_end(n, row_ptr, share1, i);
+                acc += row_ptr[e] - row_ptr[i];
+                i = e;
+                done++;
+                if (!(done < nsr && (double)acc < share2)) {
+                    nssr++;
+                    acc = 0;
+                }
+            }
+        }
+    }
+    if (k == 3 && nssr <= 1)
+        k = 2, nssr = 0;
+    if (k == 2 && nsr <= 1)
+        k = 1, nsr = 0;
+    *nsr_out = nsr;
+    *nssr_out = nssr;
+    *k_out = k;
 }
 
 /* A locality reordering needs a square matrix; checked before anything is

@@ -49,14 +49,8 @@ static psl_status psl_csrk_device_grouping(psl_dmatrix *d, const psl_matrix *A, 
     const double mean = (double)A->nnz / A->nrows;
     psl_dcsrk *m = &d->ck;
     PSL_TRY(psl_csrk_block_of(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, mean), m));
-    int32_t k = psl_csrk_levels(A), sr = 0, ssr = 0, opt_sr = 0, opt_ssr = 0;
-    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SR_ROWS, &opt_sr));
-    PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SSR_SRS, &opt_ssr));
-    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CUDA, k, mean, &sr, &ssr));
-    if (opt_sr > 0 && k >= 2)
-        sr = opt_sr;
-    if (opt_ssr > 0 && k == 3)
-        ssr = opt_ssr;
+    int32_t k = psl_csrk_levels(A), sr = 0, ssr = 0;
+    PSL_TRY(psl_csrk_device_sizes(A, &sr, &ssr));
     int32_t *p = NULL, nsr = 0, nssr = 0;
     PSL_TRY(psl_csrk_pointers(A->nrows, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
     psl_status st = psl_dcopy(&d->d_csrk_ptr, p, psl_csrk_ptr_count(k, nsr, nssr),
