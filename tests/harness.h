@@ -169,6 +169,36 @@ static inline int psl_test_matrices_available(const char *test)
     return 1;
 }
 
+/* fn(name, path, ctx) for each matrix that INDEX.tsv of the shared
+ * directory lists (path: its .mtx file), in the file's order; the number
+ * of matrices, 0 when the directory is missing (reported as
+ * psl_test_matrices_available reports it). */
+static inline int psl_test_each_shared_matrix(const char *test,
+                                              void (*fn)(const char *name, const char *path,
+                                                         void *ctx),
+                                              void *ctx)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        psl_test_matrix_missing(test, path);
+        return 0;
+    }
+    char line[8192];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s.mtx", psl_test_matrix_dir(), name);
+        fn(name, path, ctx);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* Deterministic splitmix64 generator for tests. */
 static inline unsigned long long psl_test_rand(unsigned long long *s)
 {

@@ -659,36 +659,23 @@ TEST(real_matrices)
  * (k = 3, the model's sizes) adds under 2% to its CSR bytes, on the host
  * and on the device (the host's pointers plus the GPU kernel's grouping,
  * psl_matrix_info.csrk_device_overhead_bytes). */
+static void overhead_of(const char *name, const char *path, void *ctx)
+{
+    (void)ctx;
+    psl_matrix *M = NULL;
+    CHECK_OK(psl_mm_read(&M, path));
+    psl_matrix *K = M ? convert_csrk(M, PSL_FP64, 3, 0, 0) : NULL;
+    if (K)
+        check_overhead(name, K);
+    psl_matrix_destroy(&K);
+    psl_matrix_destroy(&M);
+}
+
 TEST(overhead_every_shared_matrix)
 {
-    if (!psl_test_matrices_available("overhead_every_shared_matrix"))
-        return;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    char line[8192];
-    int nmat = 0;
-    while (fgets(line, sizeof line, f)) {
-        char name[256];
-        if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s.mtx", psl_test_matrix_dir(), name);
-        psl_matrix *M = NULL;
-        CHECK_OK(psl_mm_read(&M, path));
-        psl_matrix *K = M ? convert_csrk(M, PSL_FP64, 3, 0, 0) : NULL;
-        if (K) {
-            check_overhead(name, K);
-            nmat++;
-        }
-        psl_matrix_destroy(&K);
-        psl_matrix_destroy(&M);
-    }
-    fclose(f);
-    printf("  overhead under 2%% of CSR on %d shared matrices, host and device\n", nmat);
-    CHECK(nmat > 0);
+    const int n = psl_test_each_shared_matrix("overhead_every_shared_matrix", overhead_of, NULL);
+    if (n > 0)
+        printf("  overhead under 2%% of CSR on %d shared matrices, host and device\n", n);
 }
 
 TEST(model_sizes)

@@ -711,37 +711,25 @@ TEST(empty_shapes)
     }
 }
 
+static void sweep_shared(const char *name, const char *path, void *ctx)
+{
+    (void)ctx;
+    psl_matrix *M = NULL, *S = NULL;
+    CHECK_OK(psl_mm_read(&M, path));
+    /* row scaling keeps every value within FP16's range */
+    if (M)
+        CHECK_OK(psl_matrix_scale_rows(&S, M, NULL));
+    if (S)
+        sweep(name, S, 0, 0);
+    psl_matrix_destroy(&S);
+    psl_matrix_destroy(&M);
+}
+
 TEST(shared_matrices)
 {
-    if (!psl_test_matrices_available("shared_matrices"))
-        return;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[8192];
-    int nmat = 0;
-    while (fgets(line, sizeof line, f)) {
-        char name[256];
-        if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s.mtx", psl_test_matrix_dir(), name);
-        psl_matrix *M = NULL, *S = NULL;
-        CHECK_OK(psl_mm_read(&M, path));
-        if (!M)
-            continue;
-        /* row scaling keeps every value within FP16's range */
-        CHECK_OK(psl_matrix_scale_rows(&S, M, NULL));
-        if (S)
-            sweep(name, S, 0, 0);
-        nmat++;
-        psl_matrix_destroy(&S);
-        psl_matrix_destroy(&M);
-    }
-    fclose(f);
-    printf("  %d shared matrices\n", nmat);
-    CHECK(nmat > 0);
+    const int n = psl_test_each_shared_matrix("shared_matrices", sweep_shared, NULL);
+    if (n > 0)
+        printf("  %d shared matrices\n", n);
 }
 
 /* CSR consumers take CSR-k's arrays as they are: the host matrix's own
