@@ -154,17 +154,25 @@ static inline void psl_test_matrix_missing(const char *what, const char *path)
     psl_test_skip(what, why);
 }
 
-/* True when the shared matrix directory is there; otherwise reports it
- * missing for the test (psl_test_matrix_missing). */
-static inline int psl_test_matrices_available(const char *test)
+/* INDEX.tsv of the shared matrix directory, open for reading; NULL, and
+ * reported missing for the test (psl_test_matrix_missing), without it. */
+static inline FILE *psl_test_open_index(const char *test)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
     FILE *f = fopen(path, "r");
-    if (!f) {
+    if (!f)
         psl_test_matrix_missing(test, path);
+    return f;
+}
+
+/* True when the shared matrix directory is there; otherwise reports it
+ * missing for the test (psl_test_matrix_missing). */
+static inline int psl_test_matrices_available(const char *test)
+{
+    FILE *f = psl_test_open_index(test);
+    if (!f)
         return 0;
-    }
     fclose(f);
     return 1;
 }
@@ -178,14 +186,10 @@ static inline int psl_test_each_shared_matrix(const char *test,
                                                          void *ctx),
                                               void *ctx)
 {
-    char path[4400];
-    snprintf(path, sizeof path, "%s/INDEX.tsv", psl_test_matrix_dir());
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        psl_test_matrix_missing(test, path);
+    FILE *f = psl_test_open_index(test);
+    if (!f)
         return 0;
-    }
-    char line[8192];
+    char path[4400], line[8192];
     int n = 0;
     while (fgets(line, sizeof line, f)) {
         char name[256];
