@@ -800,7 +800,8 @@ TEST(estimate_is_the_build)
                           ei.nnz == bi.nnz && ei.csrk_k == bi.csrk_k &&
                           ei.csrk_super_rows == bi.csrk_super_rows &&
                           ei.csrk_super_super_rows == bi.csrk_super_super_rows &&
-                          ei.csrk_overhead_bytes == bi.csrk_overhead_bytes,
+                          ei.csrk_overhead_bytes == bi.csrk_overhead_bytes &&
+                          ei.csrk_device_overhead_bytes == bi.csrk_device_overhead_bytes,
                       "k=%d %s: estimate %lld bytes / %d super-rows, build %lld / %d", (int)k,
                       psl_scalar_name(val_types[v]), (long long)ei.bytes,
                       (int)ei.csrk_super_rows, (long long)bi.bytes, (int)bi.csrk_super_rows);

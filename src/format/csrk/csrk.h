@@ -159,10 +159,19 @@ psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32
                              int32_t ssr, int32_t **out, int32_t *nsr, int32_t *nssr,
                              int32_t *k_out);
 
-/* The sizes of the device grouping of A (nrows, nnz > 0) that
- * psl_dmatrix_upload makes: the CUDA model's for A's levels and d, or the
+/* The sizes of the device grouping psl_dmatrix_upload makes of a matrix of
+ * k levels, nrows rows and nnz entries (both > 0): the CUDA model's, or the
  * options PSL_CUDA_CSRK_SR_ROWS / _SSR_SRS where set (csrk_model.c). */
-psl_status psl_csrk_device_sizes(const psl_matrix *A, int32_t *sr, int32_t *ssr);
+psl_status psl_csrk_device_sizes(int32_t k, int32_t nrows, int64_t nnz, int32_t *sr,
+                                 int32_t *ssr);
+
+/* psl_matrix_info.csrk_device_overhead_bytes of a CSR-k matrix of k levels
+ * over row_ptr whose own pointer arrays take extra bytes: the bytes
+ * psl_cuda_csrk_upload adds to the CSR arrays, extra and, for a matrix
+ * with entries, the device grouping (counted, psl_csrk_count); -1 without
+ * a device form (reordered) or a model (csrk_build.c). */
+int64_t psl_csrk_device_overhead(int32_t k, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 const int64_t *row_ptr, bool reordered, int64_t extra);
 
 /* The counts psl_csrk_pointers gives (*nsr, *nssr, *k_out), without the
  * arrays: two passes over row_ptr, no memory. For the device form's
@@ -186,7 +195,7 @@ psl_status psl_cuda_csrk_workspace(const psl_dmatrix *d, psl_scalar vec_type, si
 psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
                           const psl_convert_options *opt, bool dry);
 /* psl_format_ops.estimate: the build's statistics from the source's row
- * pointers alone (O(nrows) memory). */
+ * pointers alone (psl_csrk_count: no memory, but for a reordering's). */
 psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *opt,
                              psl_matrix_info *info);
 psl_status psl_csrk_check_header(const char *file, const psl_matrix *A);

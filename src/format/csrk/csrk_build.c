@@ -44,17 +44,27 @@ int32_t psl_csrk_group(int32_t n, const int64_t *cum, int32_t size, int32_t *fir
     return g;
 }
 
-/* The sizes of opt, the model's where 0, for src. */
-static psl_status sizes(const psl_matrix *src, const psl_convert_options *opt, int32_t *sr,
-                        int32_t *ssr)
+/* The sizes asked for (want_sr, want_ssr), the CPU model's where 0, for k
+ * levels of nrows rows and nnz entries. */
+static psl_status sizes(int32_t k, int32_t nrows, int64_t nnz, int32_t want_sr,
+                        int32_t want_ssr, int32_t *sr, int32_t *ssr)
 {
     int32_t m_sr = 0, m_ssr = 0;
-    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, opt->csrk_k,
-                                 src->nrows ? (double)src->nnz / src->nrows : 0.0, &m_sr,
+    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, k, nrows ? (double)nnz / nrows : 0.0, &m_sr,
                                  &m_ssr));
-    *sr = opt->csrk_sr_rows ? opt->csrk_sr_rows : m_sr;
-    *ssr = opt->csrk_ssr_srs ? opt->csrk_ssr_srs : m_ssr;
+    *sr = want_sr ? want_sr : m_sr;
+    *ssr = want_ssr ? want_ssr : m_ssr;
     return PSL_OK;
+}
+
+/* The levels kept of k with nsr super-rows and nssr super-super-rows: a
+ * level of one group says nothing its parent does not (psl_csrk_pointers). */
+static void keep_levels(int32_t *k, int32_t *nsr, int32_t *nssr)
+{
+    if (*k == 3 && *nssr <= 1)
+        *k = 2, *nssr = 0;
+    if (*k == 2 && *nsr <= 1)
+        *k = 1, *nsr = 0;
 }
 
 psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr,
@@ -82,10 +92,7 @@ psl_status psl_csrk_pointers(int32_t n, const int64_t *row_ptr, int32_t k, int32
             cum[j] = row_ptr[first[j]];
         nssr = psl_csrk_group(nsr, cum, ssr, second);
     }
-    if (k == 3 && nssr <= 1)
-        k = 2, nssr = 0;
-    if (k == 2 && nsr <= 1)
-        k = 1, nsr = 0;
+    keep_levels(&k, &nsr, &nssr);
     const int64_t cnt = psl_csrk_ptr_count(k, nsr, nssr);
     if (cnt > 0) {
         if ((st = psl_alloc((void **)&p, (size_t)cnt, sizeof *p, "CSR-k pointer arrays")) !=
@@ -136,13 +143,24 @@ void psl_csrk_count(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr, in
             }
         }
     }
-    if (k == 3 && nssr <= 1)
-        k = 2, nssr = 0;
-    if (k == 2 && nsr <= 1)
-        k = 1, nsr = 0;
+    keep_levels(&k, &nsr, &nssr);
     *nsr_out = nsr;
     *nssr_out = nssr;
     *k_out = k;
+}
+
+int64_t psl_csrk_device_overhead(int32_t k, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 const int64_t *row_ptr, bool reordered, int64_t extra)
+{
+    if (reordered)
+        return -1;
+    if (nrows == 0 || ncols == 0 || nnz == 0) /* the upload groups nothing */
+        return extra;
+    int32_t sr = 0, ssr = 0, nsr = 0, nssr = 0, dk = 0;
+    if (psl_csrk_device_sizes(k, nrows, nnz, &sr, &ssr) != PSL_OK)
+        return -1;
+    psl_csrk_count(nrows, row_ptr, k, sr, ssr, &nsr, &nssr, &dk);
+    return extra + 4 * psl_csrk_ptr_count(dk, nsr, nssr);
 }
 
 /* A locality reordering needs a square matrix; checked before anything is
@@ -301,7 +319,8 @@ psl_status psl_csrk_build(psl_matrix **out, const psl_matrix *src,
 {
     int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
     PSL_TRY(check_square(src, opt));
-    PSL_TRY(sizes(src, opt, &sr, &ssr));
+    PSL_TRY(sizes(opt->csrk_k, src->nrows, src->nnz, opt->csrk_sr_rows, opt->csrk_ssr_srs, &sr,
+                  &ssr));
     if (opt->csrk_reorder != PSL_CSRK_REORDER_NONE && src->nrows > 0)
         return build_reordered(out, src, opt, sr, ssr, dry);
     PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
@@ -331,7 +350,7 @@ static psl_status reordered_grouping(const psl_matrix *src, const psl_convert_op
         rp[0] = 0;
         for (int32_t i = 0; i < n; i++)
             rp[i + 1] = rp[i] + (src->row_ptr[perm[i] + 1] - src->row_ptr[perm[i]]);
-        st = psl_csrk_pointers(n, rp, opt->csrk_k, sr, ssr, &p, nsr, nssr, k);
+        psl_csrk_count(n, rp, opt->csrk_k, sr, ssr, nsr, nssr, k);
     }
 done:
     free(perm);
@@ -343,15 +362,15 @@ done:
 psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *opt,
                              psl_matrix_info *info)
 {
-    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k, *p = NULL;
+    int32_t sr, ssr, nsr = 0, nssr = 0, k = opt->csrk_k;
     const bool reorder = opt->csrk_reorder != PSL_CSRK_REORDER_NONE && src->nrows > 0;
     PSL_TRY(check_square(src, opt));
-    PSL_TRY(sizes(src, opt, &sr, &ssr));
+    PSL_TRY(sizes(opt->csrk_k, src->nrows, src->nnz, opt->csrk_sr_rows, opt->csrk_ssr_srs, &sr,
+                  &ssr));
     if (reorder) {
         PSL_TRY(reordered_grouping(src, opt, sr, ssr, &k, &nsr, &nssr));
     } else {
-        PSL_TRY(psl_csrk_pointers(src->nrows, src->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
-        free(p);
+        psl_csrk_count(src->nrows, src->row_ptr, k, sr, ssr, &nsr, &nssr, &k);
     }
     psl_status st = psl_matrix_get_info(src, info);
     if (st != PSL_OK)
@@ -366,6 +385,9 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     info->csrk_super_super_rows = nssr;
     info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(k, nsr, nssr);
     info->csrk_perm_bytes = reorder ? 8 * (int64_t)src->nrows : 0;
+    info->csrk_device_overhead_bytes =
+        psl_csrk_device_overhead(k, src->nrows, src->ncols, src->nnz, src->row_ptr, reorder,
+                                 info->csrk_overhead_bytes);
     info->bytes = csr + info->csrk_overhead_bytes + info->csrk_perm_bytes;
     return PSL_OK;
 }
@@ -386,11 +408,9 @@ psl_status psl_matrix_create_csrk_view(psl_matrix **A, int32_t nrows, int32_t nc
     psl_matrix *M = NULL;
     PSL_TRY(psl_csr_view(&M, nrows, ncols, row_ptr, col_idx, values, value_type));
     int32_t sr = 0, ssr = 0, nsr = 0, nssr = 0, *p = NULL;
-    psl_status st = psl_csrk_model_sizes(PSL_CSRK_DEVICE_CPU, k,
-                                         nrows ? (double)M->nnz / nrows : 0.0, &sr, &ssr);
+    psl_status st = sizes(k, nrows, M->nnz, sr_rows, ssr_srs, &sr, &ssr);
     if (st == PSL_OK)
-        st = psl_csrk_pointers(nrows, row_ptr, k, sr_rows ? sr_rows : sr, ssr_srs ? ssr_srs : ssr,
-                               &p, &nsr, &nssr, &k);
+        st = psl_csrk_pointers(nrows, row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k);
     if (st != PSL_OK) {
         psl_matrix_destroy(&M);
         return st;

@@ -14,7 +14,6 @@
  * of the models.
  */
 #include "format/csrk/csrk.h"
-#include "core/options.h"
 #include "format/csr/csr.h"
 #include "kernels/cuda/dmatrix.cuh"
 
@@ -50,7 +49,7 @@ static psl_status psl_csrk_device_grouping(psl_dmatrix *d, const psl_matrix *A, 
     psl_dcsrk *m = &d->ck;
     PSL_TRY(psl_csrk_block_of(psl_csrk_model_fit(PSL_CSRK_DEVICE_CUDA, mean), m));
     int32_t k = psl_csrk_levels(A), sr = 0, ssr = 0;
-    PSL_TRY(psl_csrk_device_sizes(A, &sr, &ssr));
+    PSL_TRY(psl_csrk_device_sizes(k, A->nrows, A->nnz, &sr, &ssr));
     int32_t *p = NULL, nsr = 0, nssr = 0;
     PSL_TRY(psl_csrk_pointers(A->nrows, A->row_ptr, k, sr, ssr, &p, &nsr, &nssr, &k));
     psl_status st = psl_dcopy(&d->d_csrk_ptr, p, psl_csrk_ptr_count(k, nsr, nssr),

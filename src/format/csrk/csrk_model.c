@@ -283,13 +283,13 @@ void psl_csrk_model_reset(void)
     }
 }
 
-psl_status psl_csrk_device_sizes(const psl_matrix *A, int32_t *sr, int32_t *ssr)
+psl_status psl_csrk_device_sizes(int32_t k, int32_t nrows, int64_t nnz, int32_t *sr,
+                                 int32_t *ssr)
 {
-    const int32_t k = psl_csrk_levels(A);
     int32_t opt_sr = 0, opt_ssr = 0;
     PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SR_ROWS, &opt_sr));
     PSL_TRY(psl_opt_get(PSL_OPT_CUDA_CSRK_SSR_SRS, &opt_ssr));
-    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CUDA, k, (double)A->nnz / A->nrows, sr, ssr));
+    PSL_TRY(psl_csrk_model_sizes(PSL_CSRK_DEVICE_CUDA, k, (double)nnz / nrows, sr, ssr));
     if (opt_sr > 0 && k >= 2)
         *sr = opt_sr;
     if (opt_ssr > 0 && k == 3)

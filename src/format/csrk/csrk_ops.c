@@ -56,23 +56,6 @@ static psl_status csrk_check_options(const psl_convert_options *opt)
     return PSL_OK;
 }
 
-/* The bytes psl_cuda_csrk_upload adds to the CSR arrays (csrk_cuda.cu):
- * the host's pointer arrays (extra) and, for a matrix with entries, the
- * device grouping of the CUDA model's sizes or the options'; -1 without a
- * device form or a model. */
-static int64_t device_overhead(const psl_matrix *A, int64_t extra)
-{
-    if (psl_csrk_reordered(A))
-        return -1;
-    if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
-        return extra;
-    int32_t sr = 0, ssr = 0, nsr = 0, nssr = 0, dk = 0;
-    if (psl_csrk_device_sizes(A, &sr, &ssr) != PSL_OK)
-        return -1;
-    psl_csrk_count(A->nrows, A->row_ptr, psl_csrk_levels(A), sr, ssr, &nsr, &nssr, &dk);
-    return extra + 4 * psl_csrk_ptr_count(dk, nsr, nssr);
-}
-
 static void csrk_info_bytes(const psl_matrix *A, psl_matrix_info *info)
 {
     const int64_t csr = (int64_t)(A->nrows + 1) * 8 +
@@ -91,7 +74,9 @@ static void csrk_info_bytes(const psl_matrix *A, psl_matrix_info *info)
     info->csrk_super_super_rows = A->sigma;
     info->csrk_overhead_bytes = extra;
     info->csrk_perm_bytes = perm;
-    info->csrk_device_overhead_bytes = device_overhead(A, extra);
+    info->csrk_device_overhead_bytes =
+        psl_csrk_device_overhead(psl_csrk_levels(A), A->nrows, A->ncols, A->nnz, A->row_ptr,
+                                 psl_csrk_reordered(A), extra);
 }
 
 static void csrk_describe(const psl_matrix *A, char *buf, size_t len)
