@@ -133,6 +133,22 @@ static int len_none(int32_t i, unsigned long long *s, int32_t ncols)
 
 /* ------------------------------------------------------------------ mapping emulation */
 
+/* The rows r0 .. r1-1 of block g for k = 1 or 2, as the kernels'
+ * psl_csrk_block_rows takes them: super-row g (k = 2) or per rows from
+ * g x per (k = 1); 1 for a read past the pointer arrays, else 0. */
+static int block_rows(int32_t k, const int32_t *sr, int32_t nsr, int32_t n, int32_t g,
+                      int32_t per, int32_t *r0, int32_t *r1)
+{
+    if (k == 2) {
+        *r0 = sr[g];
+        *r1 = sr[g + 1];
+        return g + 1 > nsr;
+    }
+    *r0 = g * per;
+    *r1 = *r0 + per < n ? *r0 + per : n;
+    return *r0 >= n;
+}
+
 /* The kernel's loops (spmv_csrk.cu) run on the host for grouping p of n
  * rows (k levels, nsr super-rows, nssr super-super-rows) and block
  * (lanes, bx, by): count[r] += 1 for each group of lanes that takes row r
@@ -158,20 +174,16 @@ static void emulate_mapping(const char *what, int32_t n, int32_t k, const int32_
         }
         for (int32_t s = s0; s < s1; s++) {
             int32_t r0, r1;
-            if (k == 3 || k == 2) {
-                const int32_t q = k == 3 ? s : g;
-                bad_reads += q + 1 > nsr;
-                r0 = sr[q];
-                r1 = sr[q + 1];
+            if (k == 3) {
+                bad_reads += s + 1 > nsr;
+                r0 = sr[s];
+                r1 = sr[s + 1];
             } else {
-                r0 = g * per;
-                r1 = r0 + per < n ? r0 + per : n;
-                bad_reads += r0 >= n;
+                bad_reads += block_rows(k, sr, nsr, n, g, per, &r0, &r1);
             }
             for (int32_t c0 = r0; c0 < r1; c0 += per)
-                for (int32_t t = 0; t < per; t++)
-                    if (c0 + t < (r1 - c0 < per ? r1 : c0 + per))
-                        count[c0 + t]++;
+                for (int32_t t = 0; t < per && c0 + t < r1; t++)
+                    count[c0 + t]++;
         }
     }
     for (int32_t g = 0; lanes > 0 && g < nblocks; g++)
@@ -187,15 +199,7 @@ static void emulate_mapping(const char *what, int32_t n, int32_t k, const int32_
                     continue;
                 }
                 int32_t r0, r1;
-                if (k == 2) {
-                    bad_reads += g + 1 > nsr;
-                    r0 = sr[g];
-                    r1 = sr[g + 1];
-                } else {
-                    r0 = g * per;
-                    r1 = r0 + per < n ? r0 + per : n;
-                    bad_reads += r0 >= n;
-                }
+                bad_reads += block_rows(k, sr, nsr, n, g, per, &r0, &r1);
                 for (int32_t r = r0 + ty + bx * tz; r < r1; r += per)
                     count[r]++;
             }
@@ -208,7 +212,6 @@ static void emulate_mapping(const char *what, int32_t n, int32_t k, const int32_
               "the pointer arrays",
               what, (int)k, (int)n, (int)lanes, (int)bx, (int)by, (int)wrong,
               wrong >= 0 ? (int)count[wrong] : 1, bad_reads);
-    (void)lanes;
     free(count);
 }
 

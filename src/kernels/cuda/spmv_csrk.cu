@@ -37,12 +37,23 @@
 #include "vec_ops.cuh"
 
 /* Stored value k as the type it widens from exactly: double, float, or the
- * float of an FP16 value (bits in an unsigned short). */
-__device__ __forceinline__ double psl_csrk_value(const double *v, int64_t k) { return __ldg(v + k); }
-__device__ __forceinline__ float psl_csrk_value(const float *v, int64_t k) { return __ldg(v + k); }
+ * float of an FP16 value (bits in an unsigned short); loaded past L1
+ * (PAST_L1: the stream kernel on a matrix larger than L2, so that L1 keeps
+ * the x gathers) or through __ldg. */
+template <bool PAST_L1 = false>
+__device__ __forceinline__ double psl_csrk_value(const double *v, int64_t k)
+{
+    return psl_ld_stream<PAST_L1>(v + k);
+}
+template <bool PAST_L1 = false>
+__device__ __forceinline__ float psl_csrk_value(const float *v, int64_t k)
+{
+    return psl_ld_stream<PAST_L1>(v + k);
+}
+template <bool PAST_L1 = false>
 __device__ __forceinline__ float psl_csrk_value(const unsigned short *v, int64_t k)
 {
-    return __half2float(__ushort_as_half(__ldg(v + k)));
+    return __half2float(__ushort_as_half(psl_ld_stream<PAST_L1>(v + k)));
 }
 
 /* The sum of row r's entries e0 .. e1-1 in this thread's share: all of
@@ -110,6 +121,21 @@ __device__ __forceinline__ void psl_csrk_row(const psl_dcsrk &m, int32_t r, uint
         VEC::finish(y, r, t, a, b, use_beta);
 }
 
+/* The rows r0 .. r1-1 of block g for k = 1 or 2: super-row g (k = 2), or
+ * rows g x per .. (g + 1) x per - 1 (k = 1, per rows a block). */
+__device__ __forceinline__ void psl_csrk_block_rows(const psl_dcsrk &m, int32_t g, int32_t per,
+                                                    int32_t *r0, int32_t *r1)
+{
+    if (m.k == 2) {
+        *r0 = __ldg(m.sr_ptr + g);
+        *r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * per;
+        *r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
+        *r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
+    }
+}
+
 /* The kernel: block blockIdx.x of the grouping (psl_dcsrk), threads
  * (lanes, block_rows, block_srs). Every index it reads lies inside the
  * arrays: group g < nblocks reads sr/ssr entries g and g + 1 (nsr + 1 and
@@ -143,38 +169,15 @@ __global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
         }
         return;
     }
-    /* k = 2: the rows of super-row g; k = 1: rows g x per .. (g + 1) x per - 1 */
     const int32_t per = (int32_t)(blockDim.y * blockDim.z);
     int32_t r0, r1;
-    if (m.k == 2) {
-        r0 = __ldg(m.sr_ptr + g);
-        r1 = __ldg(m.sr_ptr + g + 1);
-    } else {
-        const int64_t first = (int64_t)g * per;
-        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
-        r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
-    }
+    psl_csrk_block_rows(m, g, per, &r0, &r1);
     for (int32_t r = r0 + (int32_t)(threadIdx.y + blockDim.y * threadIdx.z); r < r1; r += per)
         psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b, use_beta);
 }
 
-/* A stored value or column of the stream kernel: past L1 (PAST_L1, the
- * matrix larger than L2: L1 keeps the x gathers) or through __ldg. */
-template <bool PAST_L1>
-__device__ __forceinline__ double psl_csrk_sval(const double *v, int64_t k)
-{
-    return psl_ld_stream<PAST_L1>(v + k);
-}
-template <bool PAST_L1>
-__device__ __forceinline__ float psl_csrk_sval(const float *v, int64_t k)
-{
-    return psl_ld_stream<PAST_L1>(v + k);
-}
-template <bool PAST_L1>
-__device__ __forceinline__ float psl_csrk_sval(const unsigned short *v, int64_t k)
-{
-    return __half2float(__ushort_as_half(psl_ld_stream<PAST_L1>(v + k)));
-}
+/* Column k of the stream kernel, as psl_csrk_value loads a value (64-bit
+ * columns always through __ldg: no past-L1 load of that width). */
 template <bool PAST_L1>
 __device__ __forceinline__ int32_t psl_csrk_scol(const int32_t *c, int64_t k)
 {
@@ -229,7 +232,7 @@ __device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t
                 c[u] = u * nt < here ? psl_csrk_scol<PAST_L1>(cw, u * nt) : 0;
 #pragma unroll
             for (int u = 0; u < EL; u++)
-                v[u] = u * nt < here ? psl_to_acc<ACC>(psl_csrk_sval<PAST_L1>(vw, u * nt)) : (ACC)0;
+                v[u] = u * nt < here ? psl_to_acc<ACC>(psl_csrk_value<PAST_L1>(vw, u * nt)) : (ACC)0;
 #pragma unroll
             for (int u = 0; u < EL; u++)
                 if (u * nt < here)
@@ -274,14 +277,7 @@ __global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN
         return;
     }
     int32_t r0, r1;
-    if (m.k == 2) {
-        r0 = __ldg(m.sr_ptr + g);
-        r1 = __ldg(m.sr_ptr + g + 1);
-    } else {
-        const int64_t first = (int64_t)g * blockDim.x;
-        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
-        r1 = (int32_t)(first + blockDim.x < m.nrows ? first + blockDim.x : m.nrows);
-    }
+    psl_csrk_block_rows(m, g, (int32_t)blockDim.x, &r0, &r1);
     psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, r0, r1, prod, x, y, a, b, use_beta);
 }
 
