@@ -355,6 +355,19 @@ fail:
     return st;
 }
 
+/* The caller's arrays of in, all checked (row_ptr given): the row
+ * pointers, the columns and values present where there are entries, and
+ * the entries (check_entries). */
+static psl_status check_arrays(const csr_in *in, bool strict)
+{
+    PSL_TRY(check_row_ptr(in));
+    const int64_t nnz = in->row_ptr[in->nrows] - in->base;
+    if (nnz > 0 && (!in->col_idx || !in->values))
+        return psl_error(PSL_ERR_NULL_POINTER, "%s is NULL with %lld entries",
+                         in->col_idx ? "values" : "col_idx", (long long)nnz);
+    return check_entries(in, strict);
+}
+
 psl_status psl_csr_view(psl_matrix **out, int32_t nrows, int32_t ncols, const int64_t *row_ptr,
                         const int32_t *col_idx, const void *values, psl_scalar value_type)
 {
@@ -369,13 +382,9 @@ psl_status psl_csr_view(psl_matrix **out, int32_t nrows, int32_t ncols, const in
     if (!row_ptr)
         return psl_error(PSL_ERR_NULL_POINTER, "row_ptr is NULL (a view needs nrows + 1 = %lld "
                          "entries, also for an empty matrix)", (long long)nrows + 1);
-    csr_in in = {nrows, ncols, row_ptr, col_idx, values, value_type, 0};
-    PSL_TRY(check_row_ptr(&in));
+    const csr_in in = {nrows, ncols, row_ptr, col_idx, values, value_type, 0};
+    PSL_TRY(check_arrays(&in, true));
     const int64_t nnz = row_ptr[nrows];
-    if (nnz > 0 && (!col_idx || !values))
-        return psl_error(PSL_ERR_NULL_POINTER, "%s is NULL with %lld entries",
-                         col_idx ? "values" : "col_idx", (long long)nnz);
-    PSL_TRY(check_entries(&in, true));
     psl_matrix *A = psl_matrix_new(PSL_FORMAT_CSR, nrows, ncols);
     if (!A)
         return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating the matrix handle");
@@ -422,14 +431,10 @@ psl_status psl_matrix_create_csr(psl_matrix **A, int32_t nrows, int32_t ncols,
     static const int64_t empty_ptr1[1] = {1};
     if (!row_ptr) /* nrows == 0: an empty matrix needs no arrays */
         row_ptr = index_base ? empty_ptr1 : empty_ptr;
-    csr_in in = {nrows, ncols, row_ptr, col_idx, values, value_type, index_base};
-    PSL_TRY(check_row_ptr(&in));
-    const int64_t nnz = row_ptr[nrows] - index_base;
-    if (nnz > 0 && (!col_idx || !values))
-        return psl_error(PSL_ERR_NULL_POINTER, "%s is NULL with %lld entries",
-                         col_idx ? "values" : "col_idx", (long long)nnz);
+    const csr_in in = {nrows, ncols, row_ptr, col_idx, values, value_type, index_base};
     const bool strict = (flags & PSL_CSR_STRICT) != 0;
-    PSL_TRY(check_entries(&in, strict));
+    PSL_TRY(check_arrays(&in, strict));
+    const int64_t nnz = row_ptr[nrows] - index_base;
 
     int64_t *rp = NULL;
     int32_t *ci = NULL;
