@@ -133,9 +133,9 @@ static int len_none(int32_t i, unsigned long long *s, int32_t ncols)
 
 /* ------------------------------------------------------------------ mapping emulation */
 
-/* The rows r0 .. r1-1 of block g for k = 1 or 2, as the kernels'
- * psl_csrk_block_rows takes them: super-row g (k = 2) or per rows from
- * g x per (k = 1); 1 for a read past the pointer arrays, else 0. */
+/* The rows r0 .. r1-1 of block g for k = 1 or 2, as both kernels take
+ * them: super-row g (k = 2) or per rows from g x per (k = 1); 1 for a read
+ * past the pointer arrays, else 0. */
 static int block_rows(int32_t k, const int32_t *sr, int32_t nsr, int32_t n, int32_t g,
                       int32_t per, int32_t *r0, int32_t *r1)
 {

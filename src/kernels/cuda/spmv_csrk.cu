@@ -121,21 +121,6 @@ __device__ __forceinline__ void psl_csrk_row(const psl_dcsrk &m, int32_t r, uint
         VEC::finish(y, r, t, a, b, use_beta);
 }
 
-/* The rows r0 .. r1-1 of block g for k = 1 or 2: super-row g (k = 2), or
- * rows g x per .. (g + 1) x per - 1 (k = 1, per rows a block). */
-__device__ __forceinline__ void psl_csrk_block_rows(const psl_dcsrk &m, int32_t g, int32_t per,
-                                                    int32_t *r0, int32_t *r1)
-{
-    if (m.k == 2) {
-        *r0 = __ldg(m.sr_ptr + g);
-        *r1 = __ldg(m.sr_ptr + g + 1);
-    } else {
-        const int64_t first = (int64_t)g * per;
-        *r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
-        *r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
-    }
-}
-
 /* The kernel: block blockIdx.x of the grouping (psl_dcsrk), threads
  * (lanes, block_rows, block_srs). Every index it reads lies inside the
  * arrays: group g < nblocks reads sr/ssr entries g and g + 1 (nsr + 1 and
@@ -169,9 +154,17 @@ __global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
         }
         return;
     }
+    /* k = 2: the rows of super-row g; k = 1: rows g x per .. (g + 1) x per - 1 */
     const int32_t per = (int32_t)(blockDim.y * blockDim.z);
     int32_t r0, r1;
-    psl_csrk_block_rows(m, g, per, &r0, &r1);
+    if (m.k == 2) {
+        r0 = __ldg(m.sr_ptr + g);
+        r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * per;
+        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
+        r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
+    }
     for (int32_t r = r0 + (int32_t)(threadIdx.y + blockDim.y * threadIdx.z); r < r1; r += per)
         psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b, use_beta);
 }
@@ -277,7 +270,14 @@ __global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN
         return;
     }
     int32_t r0, r1;
-    psl_csrk_block_rows(m, g, (int32_t)blockDim.x, &r0, &r1);
+    if (m.k == 2) {
+        r0 = __ldg(m.sr_ptr + g);
+        r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * blockDim.x;
+        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
+        r1 = (int32_t)(first + blockDim.x < m.nrows ? first + blockDim.x : m.nrows);
+    }
     psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, r0, r1, prod, x, y, a, b, use_beta);
 }
 
