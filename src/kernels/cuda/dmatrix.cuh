@@ -345,6 +345,12 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #ifndef PSL_CSRK_STREAM_ELEMS
 #define PSL_CSRK_STREAM_ELEMS 4
 #endif
+/* Whether the stream kernel issues the loads of its next window before the
+ * adds of the current one (1) or at the top of each window (0); a build
+ * may set it, to measure the other (bench/run_device_csrk_blocks.sh). */
+#ifndef PSL_CSRK_STREAM_PREFETCH
+#define PSL_CSRK_STREAM_PREFETCH 1
+#endif
 /* Most threads in a block of the stream kernel, and the blocks an SM must
  * hold (its launch bounds: the registers of a thread; with 4 entries a
  * thread ptxas takes 64 for FP64 below this bound, so 4 blocks fit). */

@@ -182,58 +182,143 @@ __device__ __forceinline__ int64_t psl_csrk_scol(const int64_t *c, int64_t k)
     return __ldg(c + k);
 }
 
-/* The rows r0 .. r1-1 of one super-row, by the stream kernel's block of nt
- * threads: in chunks of at most nt rows (thread t takes row chunk + t), the
- * chunk's entries in windows of nt x PSL_CSRK_STREAM_ELEMS, each window's
- * products in prod (shared memory), each row's sum carried from window to
- * window in column order. Every thread of the block calls this with the
- * same r0, r1 (it synchronises the block). */
+/* The chunks of rows of one stream block, in order: its super-rows s ..
+ * s1-1 (k = 3; by_sr) or its one range of rows (k = 1, 2), each cut every
+ * nt rows. The rows of consecutive chunks are consecutive, so are their
+ * entries: the entries of the block are one stream, cut into windows at
+ * chunk starts and every nt x PSL_CSRK_STREAM_ELEMS entries. */
+struct psl_csrk_chunks {
+    int32_t s, s1;  /* the super-row of the chunk, past the block's last */
+    int32_t c0, c1; /* the chunk's rows c0 .. c1-1 */
+    int32_t sr_end; /* past the last row of super-row s (k = 1, 2: of the range) */
+};
+
+/* Move it to the next chunk; false past the block's last. */
+__device__ __forceinline__ bool psl_csrk_chunk_next(const psl_dcsrk &m, bool by_sr, int32_t nt,
+                                                    psl_csrk_chunks &it)
+{
+    it.c0 = it.c1;
+    if (it.c0 >= it.sr_end) {
+        if (!by_sr || ++it.s >= it.s1)
+            return false;
+        it.sr_end = __ldg(m.sr_ptr + it.s + 1); /* c0 = sr_ptr[s]: super-rows are consecutive */
+    }
+    it.c1 = it.sr_end - it.c0 < nt ? it.sr_end : it.c0 + nt;
+    return true;
+}
+
+/* This thread's entries of the window [w0, w1) of the block's stream:
+ * w0 + t + u nt for u nt < w1 - w0 - t, columns into c, values into v. */
+template <class VAL, class IDX, class ACC, bool PAST_L1>
+__device__ __forceinline__ void psl_csrk_window_load(const IDX *__restrict__ col,
+                                                     const VAL *__restrict__ val, int64_t w0,
+                                                     int64_t w1, int32_t t, int32_t nt,
+                                                     IDX (&c)[PSL_CSRK_STREAM_ELEMS],
+                                                     ACC (&v)[PSL_CSRK_STREAM_ELEMS])
+{
+    const int32_t here = (int32_t)(w1 - w0) - t;
+    const IDX *__restrict__ cw = col + w0 + t;
+    const VAL *__restrict__ vw = val + w0 + t;
+#pragma unroll
+    for (int u = 0; u < PSL_CSRK_STREAM_ELEMS; u++)
+        c[u] = u * nt < here ? psl_csrk_scol<PAST_L1>(cw, u * nt) : 0;
+#pragma unroll
+    for (int u = 0; u < PSL_CSRK_STREAM_ELEMS; u++)
+        v[u] = u * nt < here ? psl_to_acc<ACC>(psl_csrk_value<PAST_L1>(vw, u * nt)) : (ACC)0;
+}
+
+/* The stream kernel: block blockIdx.x of the grouping, blockDim.x = nt
+ * threads (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for at least
+ * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM: 64 for FP64, no spills),
+ * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Chunk by chunk of
+ * at most nt rows (thread t takes row c0 + t), the chunk's entries in
+ * windows of nt x PSL_CSRK_STREAM_ELEMS: all threads load a window's
+ * entries (coalesced), gather x, write the products to shared memory;
+ * then each thread adds its row's products in column order, its sum
+ * carried from window to window. With PSL_CSRK_STREAM_PREFETCH the loads
+ * of the next window of the stream (of this chunk or the next) are issued
+ * before the adds of this one, so they travel while the block adds.
+ * Reads as the lanes kernel: group g < nblocks reads sr/ssr entries g and
+ * g + 1, rows r < nrows read row offsets r and r + 1, entries
+ * e < row_ptr[nrows]. */
 template <class VEC, class VAL, class IDX, bool PAST_L1>
-__device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t r0, int32_t r1,
-                                                     typename VEC::acc *prod,
-                                                     const typename VEC::elem *__restrict__ x,
-                                                     typename VEC::elem *__restrict__ y,
-                                                     typename VEC::acc a, typename VEC::acc b,
-                                                     bool use_beta)
+__global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN_BLOCKS)
+    psl_csrk_stream_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
+                           typename VEC::elem *__restrict__ y, typename VEC::acc a,
+                           typename VEC::acc b, bool use_beta)
 {
     typedef typename VEC::acc ACC;
     constexpr int EL = PSL_CSRK_STREAM_ELEMS;
+    extern __shared__ __align__(16) unsigned char psl_csrk_smem[];
+    ACC *prod = (ACC *)psl_csrk_smem;
     const IDX *__restrict__ rp = (const IDX *)m.row_ptr;
     const IDX *__restrict__ col = (const IDX *)m.col;
     const VAL *__restrict__ val = (const VAL *)m.val;
     const int32_t nt = (int32_t)blockDim.x, t = (int32_t)threadIdx.x;
     const int64_t tile = (int64_t)nt * EL;
-    for (int32_t c0 = r0; c0 < r1; c0 += nt) {
-        const int32_t c1 = r1 - c0 < nt ? r1 : c0 + nt;
-        const int32_t r = c0 + t;
-        const bool mine = r < c1;
-        const int64_t w_end = (int64_t)__ldg(rp + c1);
+    const int32_t g = (int32_t)blockIdx.x;
+    const bool by_sr = m.k == 3;
+    psl_csrk_chunks it;
+    if (by_sr) {
+        it.s = __ldg(m.ssr_ptr + g);
+        it.s1 = __ldg(m.ssr_ptr + g + 1);
+        if (it.s >= it.s1)
+            return;
+        it.c0 = __ldg(m.sr_ptr + it.s);
+        it.sr_end = __ldg(m.sr_ptr + it.s + 1);
+    } else {
+        it.s = 0;
+        it.s1 = 1;
+        if (m.k == 2) {
+            it.c0 = __ldg(m.sr_ptr + g);
+            it.sr_end = __ldg(m.sr_ptr + g + 1);
+        } else {
+            const int64_t first = (int64_t)g * nt;
+            it.c0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
+            it.sr_end = (int32_t)(first + nt < m.nrows ? first + nt : m.nrows);
+        }
+    }
+    it.c1 = it.sr_end - it.c0 < nt ? it.sr_end : it.c0 + nt;
+    IDX c[EL];
+    ACC v[EL];
+    int64_t pf_end = -1; /* the registers hold the window that ends here (-1: none) */
+    do {
+        const int32_t r = it.c0 + t;
+        const bool mine = r < it.c1;
+        const int64_t w_end = (int64_t)__ldg(rp + it.c1);
         const int64_t e0 = mine ? (int64_t)__ldg(rp + r) : 0, e1 = mine ? (int64_t)__ldg(rp + r + 1) : 0;
         ACC sum = 0;
-        for (int64_t w0 = (int64_t)__ldg(rp + c0); w0 < w_end; w0 += tile) {
-            const int64_t w1 = w_end - w0 < tile ? w_end : w0 + tile;
-            __syncthreads(); /* the last window's products are read */
-            /* this thread's entries of the window: w0 + t + u nt for u nt < here */
+        for (int64_t w0 = (int64_t)__ldg(rp + it.c0), w1; w0 < w_end; w0 = w1) {
+            w1 = w_end - w0 < tile ? w_end : w0 + tile;
+            /* the window starts where the last one ended: the registers hold
+             * it unless a chunk without entries came between (a uniform test) */
+            if (!PSL_CSRK_STREAM_PREFETCH || pf_end != w1)
+                psl_csrk_window_load<VAL, IDX, ACC, PAST_L1>(col, val, w0, w1, t, nt, c, v);
             const int32_t here = (int32_t)(w1 - w0) - t;
-            const IDX *__restrict__ cw = col + w0 + t;
-            const VAL *__restrict__ vw = val + w0 + t;
-            IDX c[EL];
-            ACC v[EL];
             typename VEC::elem xv[EL];
-#pragma unroll
-            for (int u = 0; u < EL; u++)
-                c[u] = u * nt < here ? psl_csrk_scol<PAST_L1>(cw, u * nt) : 0;
-#pragma unroll
-            for (int u = 0; u < EL; u++)
-                v[u] = u * nt < here ? psl_to_acc<ACC>(psl_csrk_value<PAST_L1>(vw, u * nt)) : (ACC)0;
 #pragma unroll
             for (int u = 0; u < EL; u++)
                 if (u * nt < here)
                     xv[u] = VEC::raw2(x, 2u * (uint32_t)c[u]);
+            __syncthreads(); /* the last window's products are read */
 #pragma unroll
             for (int u = 0; u < EL; u++)
                 if (u * nt < here)
                     prod[t + u * nt] = psl_mul(v[u], (ACC)VEC::widen(xv[u]));
+            if (PSL_CSRK_STREAM_PREFETCH) { /* the next window: [w1, n1) */
+                int64_t n1 = w1;
+                if (w1 < w_end) {
+                    n1 = w_end - w1 < tile ? w_end : w1 + tile;
+                } else {
+                    psl_csrk_chunks nx = it;
+                    if (psl_csrk_chunk_next(m, by_sr, nt, nx)) {
+                        const int64_t ne = (int64_t)__ldg(rp + nx.c1);
+                        n1 = ne - w1 < tile ? ne : w1 + tile;
+                    }
+                }
+                psl_csrk_window_load<VAL, IDX, ACC, PAST_L1>(col, val, w1, n1, t, nt, c, v);
+                pf_end = n1;
+            }
             __syncthreads();
             const int32_t lo = (int32_t)((e0 > w0 ? e0 : w0) - w0),
                           hi = (int32_t)((e1 < w1 ? e1 : w1) - w0);
@@ -243,42 +328,7 @@ __device__ __forceinline__ void psl_csrk_stream_rows(const psl_dcsrk &m, int32_t
         }
         if (mine)
             VEC::finish(y, r, sum, a, b, use_beta);
-    }
-}
-
-/* The stream kernel: block blockIdx.x of the grouping, blockDim.x threads
- * (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for at least
- * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM: 64 for FP64, no spills),
- * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Reads as the lanes
- * kernel: group g < nblocks reads sr/ssr entries g and g + 1, rows
- * r < nrows read row offsets r and r + 1, entries e < row_ptr[nrows]. */
-template <class VEC, class VAL, class IDX, bool PAST_L1>
-__global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN_BLOCKS)
-    psl_csrk_stream_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
-                           typename VEC::elem *__restrict__ y, typename VEC::acc a,
-                           typename VEC::acc b, bool use_beta)
-{
-    extern __shared__ __align__(16) unsigned char psl_csrk_smem[];
-    typename VEC::acc *prod = (typename VEC::acc *)psl_csrk_smem;
-    const int32_t g = (int32_t)blockIdx.x;
-    if (m.k == 3) {
-        const int32_t s1 = __ldg(m.ssr_ptr + g + 1);
-        for (int32_t s = __ldg(m.ssr_ptr + g); s < s1; s++)
-            psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, __ldg(m.sr_ptr + s),
-                                                         __ldg(m.sr_ptr + s + 1), prod, x, y,
-                                                         a, b, use_beta);
-        return;
-    }
-    int32_t r0, r1;
-    if (m.k == 2) {
-        r0 = __ldg(m.sr_ptr + g);
-        r1 = __ldg(m.sr_ptr + g + 1);
-    } else {
-        const int64_t first = (int64_t)g * blockDim.x;
-        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
-        r1 = (int32_t)(first + blockDim.x < m.nrows ? first + blockDim.x : m.nrows);
-    }
-    psl_csrk_stream_rows<VEC, VAL, IDX, PAST_L1>(m, r0, r1, prod, x, y, a, b, use_beta);
+    } while (psl_csrk_chunk_next(m, by_sr, nt, it));
 }
 
 template <class VEC, class VAL, class IDX>
