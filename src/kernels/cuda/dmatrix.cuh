@@ -358,6 +358,9 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS
 #define PSL_CSRK_STREAM_MIN_BLOCKS 3
 #endif
+#ifndef PSL_CSRK_STREAM_MIN_BLOCKS_F32 /* the same, FP32 accumulation */
+#define PSL_CSRK_STREAM_MIN_BLOCKS_F32 PSL_CSRK_STREAM_MIN_BLOCKS
+#endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
  * csr_index64: 32-bit row offsets and columns when nnz < 2^31, else 64-bit

@@ -242,7 +242,9 @@ __device__ __forceinline__ void psl_csrk_window_load(const IDX *__restrict__ col
  * g + 1, rows r < nrows read row offsets r and r + 1, entries
  * e < row_ptr[nrows]. */
 template <class VEC, class VAL, class IDX, bool PAST_L1>
-__global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, PSL_CSRK_STREAM_MIN_BLOCKS)
+__global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, sizeof(typename VEC::acc) == 8
+                                                                  ? PSL_CSRK_STREAM_MIN_BLOCKS
+                                                                  : PSL_CSRK_STREAM_MIN_BLOCKS_F32)
     psl_csrk_stream_kernel(psl_dcsrk m, const typename VEC::elem *__restrict__ x,
                            typename VEC::elem *__restrict__ y, typename VEC::acc a,
                            typename VEC::acc b, bool use_beta)
