@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run_device_csrk_all.sh -- one device call for issue 18 (CSR-k) on the GPU
 # and on the device host's CPU cores:
-#  1. build (CUDA sm_90, Release) twice: the shipped settings, and the
-#     stream kernel without its prefetch of the next window
-#     (PSL_CSRK_STREAM_PREFETCH=0); test_gpu_csrk and its compute-sanitizer
+#  1. build (CUDA sm_90, Release) twice: the shipped settings, and a
+#     second build with CSRK_ALT_FLAGS (default: the stream kernel without
+#     its prefetch, -DPSL_CSRK_STREAM_PREFETCH=0); test_gpu_csrk and its compute-sanitizer
 #     memcheck on the generated matrices;
 #  2. the suite's regular matrices: CSR-k FP64/FP32 and cuSPARSE CSR of the
 #     same precision side by side (spmv/), the second build's CSR-k (alt/),
@@ -20,7 +20,8 @@
 # Everything lands in $OUT/csrk-all.tar.gz; tables are printed last.
 # Usage (device tool): CSRK_COMMIT=<commit> bash bench/run_device_csrk_all.sh
 # Environment: CSRK_DEADLINE (seconds, default 520), CSRK_MATRICES,
-# CSRK_STREAM (the stream kernel's matrices), CSRK_HOLDOUT, CSRK_CPU_SPECS.
+# CSRK_STREAM (the stream kernel's matrices), CSRK_HOLDOUT, CSRK_ALT_FLAGS,
+# CSRK_CPU_SPECS (empty: no CPU runs, no CPU tuning).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -35,20 +36,21 @@ COMMIT=${CSRK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 MATRICES=${CSRK_MATRICES:-gen:hpcg:6:6:6,gen:hpcg:7:7:7,gen:hpcg:8:8:7,gen:hpgmp:7:7:7,gen:lap2d:2048,gen:lap3d:128,gen:banded:4000000:16:33,gen:random:4000000:16}
 STREAM=${CSRK_STREAM:-gen:hpcg:7:7:7,gen:banded:4000000:16:33,gen:random:4000000:16}
 HOLDOUT=${CSRK_HOLDOUT:-gen:hpcg:6:6:6,gen:hpgmp:7:7:7,gen:lap3d:100,gen:banded:2000000:8:12}
-CPU_SPECS=${CSRK_CPU_SPECS:-gen:hpcg:7:7:7,gen:lap2d:2048,gen:banded:2000000:8:12}
+CPU_SPECS=${CSRK_CPU_SPECS-gen:hpcg:7:7:7,gen:lap2d:2048,gen:banded:2000000:8:12}
+ALT_FLAGS=${CSRK_ALT_FLAGS:--DPSL_CSRK_STREAM_PREFETCH=0}
 KERNELS=csrk-fp64,cusparse-csr-fp64,csrk-fp32,cusparse-csr-fp32
 log() { echo "[$(date +%H:%M:%S) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$RES/log.txt"; }
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 pack() { tar czf "$OUT/csrk-all.tar.gz" -C /tmp/psl-csrk csrk-all; cp "$RES/log.txt" "$OUT/"; }
 tag_of() { echo "${1#gen:}" | tr ':' '_'; }
 {
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "commit: $COMMIT"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "commit: $COMMIT"; echo "second build: $ALT_FLAGS"
   grep -m1 "model name" /proc/cpuinfo; echo "cores: $NP"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
 } >"$RES/host.txt" 2>&1
 log "build"
 (cmake -S . -B build-nopf -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPSL_BUILD_TESTS=OFF \
-   -DCMAKE_CUDA_FLAGS="-DPSL_CSRK_STREAM_PREFETCH=0" && cmake --build build-nopf -j "$((NP / 2))" --target packsell) \
+   "-DCMAKE_CUDA_FLAGS=$ALT_FLAGS" && cmake --build build-nopf -j "$((NP / 2))" --target packsell) \
   >"$RES/build-nopf.txt" 2>&1 &
 if ! { cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
        cmake --build build-gpu -j "$((NP / 2))" --target packsell test_gpu_csrk; } >"$RES/build.txt" 2>&1; then
@@ -108,7 +110,7 @@ for m in ${CPU_SPECS//,/ }; do
   log "cpu $m: exit $?"
 done
 pack
-if [ "$(left)" -gt 40 ]; then
+if [ -n "$CPU_SPECS" ] && [ "$(left)" -gt 40 ]; then
   OMP_PROC_BIND=close OMP_PLACES=cores timeout $(( $(left) - 10 )) build-gpu/packsell tune-csrk --device cpu \
     --holdout gen:hpcg:6:6:6,gen:lap3d:100,gen:banded:2000000:8:12 \
     --out "$RES/cpu-tune/csrk-fit-cpu.txt" --json "$RES/cpu-tune/tune-cpu.json" >"$RES/cpu-tune/run.txt" 2>&1
@@ -118,7 +120,7 @@ pack
 python3 bench/csrk_gpu_report.py "$RES" >/dev/null 2>&1; cp "$RES/summary.md" "$OUT/" 2>/dev/null
 grep -h "geometric" "$RES/summary.md" 2>/dev/null
 for f in "$RES"/blocks/*.json; do
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[1].split('/')[-1], ' '.join('%s %.1f' % (k['kernel'], k['median_us']) for k in d['kernels']))" "$f"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[1].split('/')[-1], ' '.join('%s %.1f' % (k['kernel'], k['median_us']) for k in d['kernels'] if 'median_us' in k))" "$f"
 done
 grep -E "^(read|csr)" "$RES"/cpu/*.txt
 tail -3 "$RES/log.txt"

@@ -23,8 +23,9 @@
  * or two), and their blocks: 8 x 12 threads a row each, and 32 lanes a row
  * x 8 x 2. Between d = 8 and 64 the rows are the stream kernel's (lanes 0,
  * spmv_csrk.cu), which replaced the authors' 4, 8 and 16 lanes a row there
- * (bench/NOTES.md, CSR-k): blocks of 256 threads, whose windows hold 1024
- * entries; super-rows of about 0.9 x 2048 / d rows (two windows), as
+ * (bench/NOTES.md, CSR-k): blocks of 256 threads, whose windows held 1024
+ * entries when these sizes were chosen (2048 since); super-rows of about
+ * 0.9 x 2048 / d rows, as
  * a - b ln d through the ends of each range (230 rows at d = 8, 115 at 16,
  * 58 at 32, 29 at 64), and 4 super-rows a block: on the H100 these sizes
  * timed within 3% of the best of a sweep of 6 x 4 sizes (8..256 rows,

@@ -337,28 +337,30 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #define PSL_CSRK_BLOCK_MAX 512
 /* The stream kernel's entries a thread loads per window of a block: its
  * shared memory holds threads x this many products (a build may set it, to
- * measure another: bench/run_device_csrk_stream.sh). 4, not 8: fewer
- * registers (64 for FP64 against 80) let 4 blocks of 256 threads share an
- * SM instead of 3, and shorter windows keep each block's loads and adds
- * closer together; 8 was 1.07-1.42x slower on every matrix measured
- * (bench/NOTES.md, CSR-k). */
+ * measure another: bench/run_device_csrk_variants.sh). With the prefetch
+ * of the next window (below), 8 entries and 4 blocks an SM (64 registers,
+ * no spills for FP64 and FP32) were the fastest of 2, 4 and 8 entries and
+ * 3 to 6 blocks on the H100 at a3085a4, by up to 12% over 4 entries
+ * (bench/NOTES.md, CSR-k: the stream kernel); without the prefetch, 4
+ * entries had beaten 8 (fewer registers, more blocks). */
 #ifndef PSL_CSRK_STREAM_ELEMS
-#define PSL_CSRK_STREAM_ELEMS 4
+#define PSL_CSRK_STREAM_ELEMS 8
 #endif
 /* Whether the stream kernel issues the loads of its next window before the
- * adds of the current one (1) or at the top of each window (0); a build
- * may set it, to measure the other (bench/run_device_csrk_blocks.sh). */
+ * adds of the current one (1) or at the top of each window (0): 1 was
+ * 1.05-1.17x faster on the matrices of the stream kernel (H100, 26d5dc5);
+ * a build may set 0, to measure it (bench/run_device_csrk_all.sh). */
 #ifndef PSL_CSRK_STREAM_PREFETCH
 #define PSL_CSRK_STREAM_PREFETCH 1
 #endif
 /* Most threads in a block of the stream kernel, and the blocks an SM must
- * hold (its launch bounds: the registers of a thread; with 4 entries a
- * thread ptxas takes 64 for FP64 below this bound, so 4 blocks fit). */
+ * hold (its launch bounds: the registers of a thread, 64 at 4 blocks of
+ * 256 threads), for FP64 accumulation and for FP32. */
 #define PSL_CSRK_STREAM_BLOCK_MAX 256
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS
-#define PSL_CSRK_STREAM_MIN_BLOCKS 3
+#define PSL_CSRK_STREAM_MIN_BLOCKS 4
 #endif
-#ifndef PSL_CSRK_STREAM_MIN_BLOCKS_F32 /* the same, FP32 accumulation */
+#ifndef PSL_CSRK_STREAM_MIN_BLOCKS_F32
 #define PSL_CSRK_STREAM_MIN_BLOCKS_F32 PSL_CSRK_STREAM_MIN_BLOCKS
 #endif
 

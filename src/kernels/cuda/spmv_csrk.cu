@@ -18,7 +18,8 @@
  *    consecutive threads on consecutive entries, their products v x[c]
  *    written to shared memory; then one thread a row adds its row's
  *    products from there. Every load of the values and columns is
- *    coalesced whatever the row lengths, and no lane idles at a row's end
+ *    coalesced whatever the row lengths, and no lane idles at a row's end;
+ *    the loads of the next window are issued before the adds of this one
  *    (bench/NOTES.md, CSR-k: the stream kernel).
  *
  * Templated over the vector kind, the stored value type (FP64, FP32, FP16;
