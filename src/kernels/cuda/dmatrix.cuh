@@ -354,14 +354,16 @@ psl_status psl_cuda_csrk_spmv(const psl_dmatrix *dA, double alpha, const void *x
 #define PSL_CSRK_STREAM_PREFETCH 1
 #endif
 /* Most threads in a block of the stream kernel, and the blocks an SM must
- * hold (its launch bounds: the registers of a thread, 64 at 4 blocks of
- * 256 threads), for FP64 accumulation and for FP32. */
+ * hold (its launch bounds: the registers of a thread), for FP64
+ * accumulation (4: 64 registers) and for FP32 (6: 40 registers, no spills;
+ * 1.10-1.15x faster than 4 blocks on hpcg and banded on the H100 at
+ * 72518f7, FP64 unchanged: bench/NOTES.md, CSR-k). */
 #define PSL_CSRK_STREAM_BLOCK_MAX 256
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS
 #define PSL_CSRK_STREAM_MIN_BLOCKS 4
 #endif
 #ifndef PSL_CSRK_STREAM_MIN_BLOCKS_F32
-#define PSL_CSRK_STREAM_MIN_BLOCKS_F32 PSL_CSRK_STREAM_MIN_BLOCKS
+#define PSL_CSRK_STREAM_MIN_BLOCKS_F32 6
 #endif
 
 /* The CSR arrays of A on the device (d_row_ptr, d_csr_col, d_csr_val,
