@@ -21,7 +21,8 @@
 # Usage (device tool): CSRK_COMMIT=<commit> bash bench/run_device_csrk_all.sh
 # Environment: CSRK_DEADLINE (seconds, default 520), CSRK_MATRICES,
 # CSRK_STREAM (the stream kernel's matrices), CSRK_HOLDOUT, CSRK_ALT_FLAGS,
-# CSRK_CPU_SPECS (empty: no CPU runs, no CPU tuning).
+# CSRK_CPU_SPECS (empty: no CPU runs, no CPU tuning), CSRK_TUNE=0 (no
+# tune-csrk --device cuda), CSRK_NCU=0 (no profile).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -87,12 +88,12 @@ for m in ${STREAM//,/ }; do
   log "blocks $m: exit $?"
 done
 pack
-log "tune-csrk --device cuda"
+[ "${CSRK_TUNE:-1}" = 0 ] || { log "tune-csrk --device cuda"
 timeout $(( $(left) > 260 ? 110 : 60 )) build-gpu/packsell tune-csrk --device cuda --sr 8,16,32,64,128,256 --ssr 1,2,4,16 \
   --holdout "$HOLDOUT" --out "$RES/tune/csrk-fit-cuda.txt" --json "$RES/tune/tune-cuda.json" >"$RES/tune/run.txt" 2>&1
-log "tune-csrk cuda: exit $? ($(grep -m1 -i 'within 10%' "$RES/tune/run.txt"))"
+log "tune-csrk cuda: exit $? ($(grep -m1 -i 'within 10%' "$RES/tune/run.txt"))"; }
 pack
-if command -v ncu >/dev/null && [ "$(left)" -gt 200 ]; then
+if [ "${CSRK_NCU:-1}" != 0 ] && command -v ncu >/dev/null && [ "$(left)" -gt 200 ]; then
   timeout 90 ncu --kernel-name regex:psl_csrk_stream_kernel --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
     build-gpu/packsell bench gen:hpcg:7:7:7 --device cuda --kernels csrk-fp64 --reps 10 --warmup 2 \
