@@ -17,7 +17,7 @@
  * matrix's device grouping cost 2.2% of its CSR bytes (bcsstm25, over the
  * 2% bound), and the H100 sweep timed 8 to 16 rows alike on the d <= 8
  * matrices (tune-csrk at da0ad51 and 4dda778,
- * bench/results/2026-12-06-gpu-csrk-prefetch/tune); with the rescaling of their steps
+ * bench/results/2026-12-06-gpu-csrk-prefetch/e8-4dda778/tune); with the rescaling of their steps
  * written out as coefficients (above d = 64 the super-row 2.7 r(d) rows and
  * the super-super-row a quarter of that; the authors round r(d) before
  * scaling, the coefficients round once, which moves a size by at most one
@@ -35,7 +35,7 @@
  * the run kept in git at 4dda778, bench/results/2026-12-06-gpu-csrk-stream);
  * with 8 entries a thread and the prefetch (4dda778) the table's pick was
  * within 1% of the swept best on hpcg and banded and 5% on random
- * (bench/results/2026-12-06-gpu-csrk-prefetch/tune).
+ * (bench/results/2026-12-06-gpu-csrk-prefetch/e8-4dda778/tune).
  *
  * Around the defaults, the tables in use: per device kind, those of
  * psl_csrk_model_load / psl_csrk_model_set, else those of the fit file the
