@@ -122,6 +122,21 @@ __device__ __forceinline__ void psl_csrk_row(const psl_dcsrk &m, int32_t r, uint
         VEC::finish(y, r, t, a, b, use_beta);
 }
 
+/* The rows r0 .. r1-1 of block g for k = 1 or 2: super-row g (k = 2), or
+ * rows g x per .. (g + 1) x per - 1 (k = 1, per rows a block). */
+__device__ __forceinline__ void psl_csrk_block_rows(const psl_dcsrk &m, int32_t g, int32_t per,
+                                                    int32_t &r0, int32_t &r1)
+{
+    if (m.k == 2) {
+        r0 = __ldg(m.sr_ptr + g);
+        r1 = __ldg(m.sr_ptr + g + 1);
+    } else {
+        const int64_t first = (int64_t)g * per;
+        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
+        r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
+    }
+}
+
 /* The kernel: block blockIdx.x of the grouping (psl_dcsrk), threads
  * (lanes, block_rows, block_srs). Every index it reads lies inside the
  * arrays: group g < nblocks reads sr/ssr entries g and g + 1 (nsr + 1 and
@@ -155,17 +170,9 @@ __global__ void __launch_bounds__(PSL_CSRK_BLOCK_MAX)
         }
         return;
     }
-    /* k = 2: the rows of super-row g; k = 1: rows g x per .. (g + 1) x per - 1 */
     const int32_t per = (int32_t)(blockDim.y * blockDim.z);
     int32_t r0, r1;
-    if (m.k == 2) {
-        r0 = __ldg(m.sr_ptr + g);
-        r1 = __ldg(m.sr_ptr + g + 1);
-    } else {
-        const int64_t first = (int64_t)g * per;
-        r0 = (int32_t)first; /* g < nblocks = ceil(nrows / per): first < nrows */
-        r1 = (int32_t)(first + per < m.nrows ? first + per : m.nrows);
-    }
+    psl_csrk_block_rows(m, g, per, r0, r1);
     for (int32_t r = r0 + (int32_t)(threadIdx.y + blockDim.y * threadIdx.z); r < r1; r += per)
         psl_csrk_row<VEC, VAL, IDX, LANES_GT1>(m, r, lane, seg_mask, x, y, a, b, use_beta);
 }
@@ -194,6 +201,13 @@ struct psl_csrk_chunks {
     int32_t sr_end; /* past the last row of super-row s (k = 1, 2: of the range) */
 };
 
+/* The end of the chunk that starts at it.c0: nt rows on, or the end of
+ * the super-row. */
+__device__ __forceinline__ void psl_csrk_chunk_cut(int32_t nt, psl_csrk_chunks &it)
+{
+    it.c1 = it.sr_end - it.c0 < nt ? it.sr_end : it.c0 + nt;
+}
+
 /* Move it to the next chunk; false past the block's last. */
 __device__ __forceinline__ bool psl_csrk_chunk_next(const psl_dcsrk &m, bool by_sr, int32_t nt,
                                                     psl_csrk_chunks &it)
@@ -204,8 +218,15 @@ __device__ __forceinline__ bool psl_csrk_chunk_next(const psl_dcsrk &m, bool by_
             return false;
         it.sr_end = __ldg(m.sr_ptr + it.s + 1); /* c0 = sr_ptr[s]: super-rows are consecutive */
     }
-    it.c1 = it.sr_end - it.c0 < nt ? it.sr_end : it.c0 + nt;
+    psl_csrk_chunk_cut(nt, it);
     return true;
+}
+
+/* The end of the window that starts at entry w of a chunk ending at entry
+ * end: a tile on, or the chunk's end. */
+__device__ __forceinline__ int64_t psl_csrk_window_end(int64_t w, int64_t end, int64_t tile)
+{
+    return end - w < tile ? end : w + tile;
 }
 
 /* This thread's entries of the window [w0, w1) of the block's stream:
@@ -230,7 +251,8 @@ __device__ __forceinline__ void psl_csrk_window_load(const IDX *__restrict__ col
 
 /* The stream kernel: block blockIdx.x of the grouping, blockDim.x = nt
  * threads (at most PSL_CSRK_STREAM_BLOCK_MAX, registers for at least
- * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM: 64 for FP64, no spills),
+ * PSL_CSRK_STREAM_MIN_BLOCKS such blocks an SM with FP64 accumulation, 64,
+ * and PSL_CSRK_STREAM_MIN_BLOCKS_F32 with FP32, 40; no spills),
  * nt x PSL_CSRK_STREAM_ELEMS products of shared memory. Chunk by chunk of
  * at most nt rows (thread t takes row c0 + t), the chunk's entries in
  * windows of nt x PSL_CSRK_STREAM_ELEMS: all threads load a window's
@@ -272,16 +294,9 @@ __global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, sizeof(typename VEC
     } else {
         it.s = 0;
         it.s1 = 1;
-        if (m.k == 2) {
-            it.c0 = __ldg(m.sr_ptr + g);
-            it.sr_end = __ldg(m.sr_ptr + g + 1);
-        } else {
-            const int64_t first = (int64_t)g * nt;
-            it.c0 = (int32_t)first; /* g < nblocks = ceil(nrows / threads): first < nrows */
-            it.sr_end = (int32_t)(first + nt < m.nrows ? first + nt : m.nrows);
-        }
+        psl_csrk_block_rows(m, g, nt, it.c0, it.sr_end);
     }
-    it.c1 = it.sr_end - it.c0 < nt ? it.sr_end : it.c0 + nt;
+    psl_csrk_chunk_cut(nt, it);
     IDX c[EL];
     ACC v[EL];
     int64_t pf_end = -1; /* the registers hold the window that ends here (-1: none) */
@@ -292,7 +307,7 @@ __global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, sizeof(typename VEC
         const int64_t e0 = mine ? (int64_t)__ldg(rp + r) : 0, e1 = mine ? (int64_t)__ldg(rp + r + 1) : 0;
         ACC sum = 0;
         for (int64_t w0 = (int64_t)__ldg(rp + it.c0), w1; w0 < w_end; w0 = w1) {
-            w1 = w_end - w0 < tile ? w_end : w0 + tile;
+            w1 = psl_csrk_window_end(w0, w_end, tile);
             /* the window starts where the last one ended: the registers hold
              * it unless a chunk without entries came between (a uniform test) */
             if (!PSL_CSRK_STREAM_PREFETCH || pf_end != w1)
@@ -311,13 +326,11 @@ __global__ void __launch_bounds__(PSL_CSRK_STREAM_BLOCK_MAX, sizeof(typename VEC
             if (PSL_CSRK_STREAM_PREFETCH) { /* the next window: [w1, n1) */
                 int64_t n1 = w1;
                 if (w1 < w_end) {
-                    n1 = w_end - w1 < tile ? w_end : w1 + tile;
+                    n1 = psl_csrk_window_end(w1, w_end, tile);
                 } else {
                     psl_csrk_chunks nx = it;
-                    if (psl_csrk_chunk_next(m, by_sr, nt, nx)) {
-                        const int64_t ne = (int64_t)__ldg(rp + nx.c1);
-                        n1 = ne - w1 < tile ? ne : w1 + tile;
-                    }
+                    if (psl_csrk_chunk_next(m, by_sr, nt, nx))
+                        n1 = psl_csrk_window_end(w1, (int64_t)__ldg(rp + nx.c1), tile);
                 }
                 psl_csrk_window_load<VAL, IDX, ACC, PAST_L1>(col, val, w1, n1, t, nt, c, v);
                 pf_end = n1;
