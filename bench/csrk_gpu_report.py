@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """csrk_gpu_report.py -- CSR-k against cuSPARSE CSR on the GPU from the
 `packsell bench --json` files of bench/run_device_csrk.sh or
-run_device_csrk_stream.sh: a table per precision (median times, GB/s on own
+run_device_csrk_all.sh: a table per precision (median times, GB/s on own
 bytes, the ratio cuSPARSE / CSR-k) and the geometric mean, as summary.md and
 summary.csv beside the JSON folder; where the folder has them, the sweep of
 the device grouping (sweep/: the best sizes per matrix and precision against
@@ -49,9 +49,8 @@ def main():
         w.writerows(rows)
     with open(os.path.join(top, "host.txt")) as fh:
         host = fh.read().strip().replace("\n", "; ")
-    stream = any(os.path.isdir(os.path.join(top, d)) for d in ("sweep", "tune", "alt"))
-    script = ("run_device_csrk_all.sh" if os.path.isdir(os.path.join(top, "blocks"))
-              else "run_device_csrk_stream.sh" if stream else "run_device_csrk.sh")
+    stream = any(os.path.isdir(os.path.join(top, d)) for d in ("blocks", "tune", "alt"))
+    script = "run_device_csrk_all.sh" if stream else "run_device_csrk.sh"
     L = [f"# CSR-k against cuSPARSE CSR on the GPU", "", f"- {host}",
          f"- Command (device call): `CSRK_COMMIT=<commit> bash bench/{script}`; each matrix "
          "`packsell bench SPEC --device cuda --kernels csrk-fp64,cusparse-csr-fp64,csrk-fp32,cusparse-csr-fp32` "
@@ -124,7 +123,12 @@ def alt_section(top, rows):
         return []
     first = {(r["matrix"].replace("gen:", "").replace(":", "_"), f"csrk-{r['precision']}"): r
              for r in rows}
-    L = ["## Second build (PSL_CSRK_STREAM_ELEMS from the command's CSRK_ELEMS_ALT)", "",
+    flags = "the command's second build"
+    with open(os.path.join(top, "host.txt")) as fh:
+        for line in fh:
+            if line.startswith("second build:"):
+                flags = "`" + line.split(":", 1)[1].strip() + "`"
+    L = [f"## Second build ({flags})", "",
          "| matrix | kernel | second build (us) | first build (us) | first / second | cuSPARSE / second |",
          "|---|---|---|---|---|---|"]
     logs = {"csrk-fp64": [], "csrk-fp32": []}
