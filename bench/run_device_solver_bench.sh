@@ -26,6 +26,11 @@
 #   targets  in one call: on HPCG_8_8_8 FP64 PCG, FP32-, PackSELL FP16- and
 #          E8MY-IO-CG (D 12,10,8) at m_in 50 and its SpMVs alone; the whole grid
 #          on HPCG_7_7_7; the SPD matrices at m_in 50 (every D)
+#   graph  IO-CG (E8MY) with its inner CG replayed from a CUDA graph and
+#          launched kernel by kernel, FP64 PCG beside them, on the SPD
+#          matrices of .dev-matrices/, HPCG_5_5_5, gen:lap3d:64 and HPCG_7_7_7
+#          (graph/, bench/solver_graph_report.py; SOLVER_GRAPH_MATRICES
+#          replaces the list)
 #   smoke  everything on tiny matrices (about 2 minutes with the build)
 #   all    1, 2 and 3 in one run (no call limit: a machine of one's own)
 # Carry: .dev-matrices and .dev-f3r (part 1 reads them), made here first by
@@ -172,7 +177,45 @@ PYEOF
   pack
 }
 
+# IO-CG's inner CG replayed from a CUDA graph (PSL_SOLVER_GRAPH=1, the
+# default) against launched kernel by kernel (0), the two alternating, FP64
+# PCG + SD-AINV beside them: E8MY with D in $SOLVER_DGRAPH (default 12,8,4),
+# m_in 20 and 50 (graph/; --repeat 5 after one setup: the median replays the
+# graph, the maximum is the first solve, which captures it)
+graphab() { # graphab SPEC...
+  local spec tag acc d m g
+  mkdir -p "$RES/graph" "$WORK/sdainv-cache"
+  for spec in "$@"; do
+    tag=$(basename "${spec#gen:}" .mtx | tr ':' '_')
+    acc=$(awk -F'\t' -v n="$tag" '$1 == n {print $8}' .dev-matrices/spd.tsv 2>/dev/null)
+    case "$acc" in ""|-) acc=1.0 ;; esac
+    [ "$(left)" -lt 60 ] && { log "graph: no time left for $spec"; echo "graph $spec: not started" >>"$RES/not-run.txt"; continue; }
+    log "graph: $spec (acc $acc)"
+    local common=(solve "$spec" --device "$DEV" --precond sdainv --sdainv-tol 0.1 --sdainv-acc "$acc"
+                  --sdainv-cache "$WORK/sdainv-cache" --repeat 5 --max-iters 20000)
+    timeout 120 "$BIN" "${common[@]}" --json "$RES/graph/${tag}_pcg.json" >"$RES/graph/${tag}_pcg.txt" 2>&1 ||
+      log "graph $spec pcg: exit $?"
+    for m in 20 50; do
+      for d in $(echo "${SOLVER_DGRAPH:-12,8,4}" | tr ',' ' '); do
+        for g in 1 0; do
+          PSL_SOLVER_GRAPH=$g timeout 120 "$BIN" "${common[@]}" --method iocg --inner-format packsell \
+            --inner-values "e8m$((22 - d))" --inner-iters "$m" --max-iters $((40000 / m)) \
+            --json "$RES/graph/${tag}_e8m$((22 - d))_m${m}_g${g}.json" \
+            >"$RES/graph/${tag}_e8m$((22 - d))_m${m}_g${g}.txt" 2>&1 || log "graph $spec e8m$((22 - d)) m$m g$g: exit $?"
+        done
+      done
+    done
+    pack
+  done
+  python3 bench/solver_graph_report.py "$RES/graph" | tee "$RES/graph/summary.txt"
+  pack
+}
+
 case "$PART" in
+  graph)
+    mapfile -t SPD < <(awk -F'\t' 'NR > 1 && $2 == "yes" {print ".dev-matrices/" $1 ".mtx"}' .dev-matrices/spd.tsv)
+    # shellcheck disable=SC2086
+    graphab ${SOLVER_GRAPH_MATRICES:-"${SPD[@]}" gen:hpcg:5:5:5 gen:lap3d:64 gen:hpcg:7:7:7} ;;
   key)
     bench peers7 12 --matrices hpcg7 --variants none --peers cupy
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"
@@ -211,9 +254,13 @@ case "$PART" in
     bench peers 100 --matrices hpcg7,hpcg8 --variants none --peers cupy,f3r
     spmv_alone gen:hpcg:7:7:7 "$KERNELS"; spmv_alone gen:hpcg:8:8:8 "$KERNELS"
     bench grid 100 --matrices hpcg7,hpcg877,hpcg887,hpcg8,spd,gen:lap3d:128,gen:lap3d:192 ;;
-  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, key, grid, targets, smoke, all)"; exit 2 ;;
+  *) echo "run_device_solver_bench.sh: unknown part $PART (1, 2, 3, key, grid, targets, graph, smoke, all)"; exit 2 ;;
 esac
 
+if [ "$PART" = graph ]; then
+  cp "$RES/graph/summary.txt" "$OUT/summary.txt" 2>/dev/null
+  log "done"; cp "$RES/log.txt" "$OUT/log.txt" 2>/dev/null; exit 0
+fi
 log "report"
 python3 bench/solver_report.py "$RES" --out "$RES/report" >"$RES/report.txt" 2>&1 ||
   log "report failed (exit $?): $(tail -3 "$RES/report.txt")"

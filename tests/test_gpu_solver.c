@@ -2,7 +2,8 @@
  * test_gpu_solver.c -- solves on a CUDA executor against the same solves on
  * the CPU: every method x preconditioner converges to tol by a residual
  * computed here, with the CPU's iteration counts within 2% (or 1), the same
- * bits from repeated solves and with PSL_SOLVER_LOOKAHEAD=0, vectors viewing
+ * bits from repeated solves, with PSL_SOLVER_LOOKAHEAD=0 and with
+ * PSL_SOLVER_GRAPH=0 (IO-CG's inner CG without its graph), vectors viewing
  * device memory. Without a device
  * (or CUDA) it checks that the CUDA executor and psl_solve fail cleanly.
  */
@@ -79,7 +80,8 @@ static void compare(const char *src, psl_solve_method m, psl_precond_kind p, psl
     psl_matrix_get_info(A, &info);
     int32_t n = info.nrows;
     double *b = make_b(n, 3), *xc = calloc(n, sizeof *xc), *xg = calloc(n, sizeof *xg),
-           *xg2 = calloc(n, sizeof *xg2), *xg3 = calloc(n, sizeof *xg3);
+           *xg2 = calloc(n, sizeof *xg2), *xg3 = calloc(n, sizeof *xg3),
+           *xg4 = calloc(n, sizeof *xg4);
     psl_solve_config c;
     psl_solve_config_init(&c);
     c.method = m;
@@ -88,7 +90,7 @@ static void compare(const char *src, psl_solve_method m, psl_precond_kind p, psl
     c.solver.vec_type = vt;
     if (vt == PSL_FP32)
         c.solver.tol = 1e-5;
-    psl_solve_report rc, rg, rg2, rg3;
+    psl_solve_report rc, rg, rg2, rg3, rg4;
     CHECK_OK(psl_solve(A, b, xc, &c, &rc));
     c.device = 0;
     CHECK_OK(psl_solve(A, b, xg, &c, &rg));
@@ -101,6 +103,15 @@ static void compare(const char *src, psl_solve_method m, psl_precond_kind p, psl
                   rg.result.iterations == rg3.result.iterations,
               "%s: the solve without lookahead differs (%d and %d iterations)", src,
               rg.result.iterations, rg3.result.iterations);
+    /* inner CG iterations launched one by one, not replayed from a graph */
+    CHECK_OK(psl_option_set("PSL_SOLVER_GRAPH", "0"));
+    CHECK_OK(psl_solve(A, b, xg4, &c, &rg4));
+    CHECK_OK(psl_option_set("PSL_SOLVER_GRAPH", NULL));
+    CHECK_MSG(memcmp(xg, xg4, n * sizeof *xg) == 0 &&
+                  rg.result.iterations == rg4.result.iterations &&
+                  rg.result.inner_iterations == rg4.result.inner_iterations,
+              "%s: the solve without graphs differs (%d and %d iterations)", src,
+              rg.result.iterations, rg4.result.iterations);
     int ic = rc.result.iterations, ig = rg.result.iterations;
     CHECK_MSG(abs(ic - ig) <= 1 || abs(ic - ig) <= 0.02 * ic,
               "%s method %d precond %d %s: %d iterations on the CPU, %d on the GPU", src, m, p,
@@ -110,7 +121,7 @@ static void compare(const char *src, psl_solve_method m, psl_precond_kind p, psl
     CHECK_MSG(memcmp(xg, xg2, n * sizeof *xg) == 0, "%s: two GPU solves differ", src);
     printf("  %-16s method %d precond %d %s: CPU %d, GPU %d iterations (%lld inner)\n", src, m,
            p, psl_scalar_name(vt), ic, ig, (long long)rg.result.inner_iterations);
-    free(b), free(xc), free(xg), free(xg2), free(xg3);
+    free(b), free(xc), free(xg), free(xg2), free(xg3), free(xg4);
     psl_matrix_destroy(&A);
 }
 

@@ -9,8 +9,8 @@
  * paths, which must also give the same sums). Also: coefficient slots (num,
  * den, sqrt, guard, a zero or NaN denominator), the breakdown flags (sticky),
  * guards turning updates into no-ops, a call whose output slots are its
- * coefficients' slots, determinism, a CUDA graph capture, memory entries and
- * bad arguments (an error, nothing written).
+ * coefficients' slots, determinism, a CUDA graph capture and graph_run's
+ * capture, replay and refusal, memory entries and bad arguments (an error, nothing written).
  *
  * The executor is built by hand from the internal struct (solver/backend.h)
  * and psl_cuda_exec_init. Without a CUDA device (or in a build without CUDA)
@@ -316,6 +316,101 @@ TEST(graph_capture)
     free(hx);
     free(hy);
     free(hd);
+}
+
+/* What graph_run's fn queues: y = x + 2 y, counting fn's calls; with `sync`
+ * it also synchronizes, which a capture cannot take. */
+typedef struct graph_work {
+    dvec *x, *y;
+    int calls;
+    int sync;
+} graph_work;
+
+static psl_status graph_fn(void *ctx)
+{
+    graph_work *w = ctx;
+    w->calls++;
+    psl_status st = be->axpby(ex(), psl_sx(1.0), w->x->v, psl_sx(2.0), w->y->v);
+    return st == PSL_OK && w->sync ? be->sync(ex()) : st;
+}
+
+/* y after k applications of graph_fn's update, on the host. */
+static double *graph_expect(const double *x, const double *y0, int64_t n, int k)
+{
+    double *y = malloc((size_t)n * sizeof *y);
+    memcpy(y, y0, (size_t)n * sizeof *y);
+    for (int j = 0; j < k; j++)
+        for (int64_t i = 0; i < n; i++)
+            y[i] = 1.0 * x[i] + 2.0 * y[i];
+    return y;
+}
+
+/* graph_run: fn runs once, at the capture, and the later calls replay its
+ * work (the same bits as the host's loop); another key captures again;
+ * inside a capture of the caller's, fn runs and joins it; a fn that
+ * synchronizes is refused and then runs directly at every call. */
+TEST(graph_run)
+{
+    const int64_t n = 4099;
+    double *hx = hrand(PSL_FP64, n, 7, -1, 1), *hy = hrand(PSL_FP64, n, 8, -1, 1);
+    dvec x = dup_host(PSL_FP64, n, 0, hx), y = dup_host(PSL_FP64, n, 0, hy);
+    graph_work w = {&x, &y, 0, 0};
+    void *graph = NULL;
+    int key1 = 0, key2 = 0;
+    CHECK(be->graph_run && be->graph_free);
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(be->graph_run(ex(), &graph, &key1, graph_fn, &w));
+    CHECK_MSG(w.calls == 1, "fn ran %d times for one capture and two replays", w.calls);
+    CHECK(graph != NULL);
+    CHECK_OK(be->graph_run(ex(), &graph, &key2, graph_fn, &w));
+    CHECK_MSG(w.calls == 2, "fn ran %d times: another key must capture again", w.calls);
+    CHECK_OK(be->graph_run(ex(), &graph, &key2, graph_fn, &w));
+    CHECK(w.calls == 2);
+    double *got = dget(&y), *want = graph_expect(hx, hy, n, 5);
+    check_bits("graph_run replays", PSL_FP64, n, 0, got, want);
+    free(got);
+
+    /* inside the caller's capture: fn's work joins it, no graph of its own */
+    void *inner = NULL;
+    cudaGraph_t outer = NULL;
+    cudaGraphExec_t oexec = NULL;
+    CUDA_CHECK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeGlobal));
+    psl_status st = be->graph_run(ex(), &inner, &key1, graph_fn, &w);
+    CUDA_CHECK(cudaStreamEndCapture(g_stream, &outer));
+    CHECK_OK(st);
+    CHECK(w.calls == 3 && inner == NULL && outer != NULL);
+    if (outer) {
+        CUDA_CHECK(cudaGraphInstantiate(&oexec, outer, 0));
+        if (oexec) {
+            CUDA_CHECK(cudaGraphLaunch(oexec, g_stream));
+            CUDA_CHECK(cudaGraphExecDestroy(oexec));
+        }
+        CUDA_CHECK(cudaGraphDestroy(outer));
+    }
+
+    /* a fn that synchronizes: refused, then run directly at every call */
+    void *refused = NULL;
+    w.sync = 1;
+    CHECK_OK(be->graph_run(ex(), &refused, &key1, graph_fn, &w));
+    CHECK_MSG(w.calls == 5, "fn ran %d times: the refused capture and the direct run", w.calls);
+    CHECK_OK(be->graph_run(ex(), &refused, &key1, graph_fn, &w));
+    CHECK(w.calls == 6);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(be->sync(ex()));
+    got = dget(&y);
+    free(want);
+    want = graph_expect(hx, hy, n, 8);
+    check_bits("graph_run nested and refused", PSL_FP64, n, 0, got, want);
+    free(got);
+    free(want);
+    be->graph_free(ex(), &graph);
+    be->graph_free(ex(), &refused);
+    be->graph_free(ex(), &inner);
+    CHECK(graph == NULL && refused == NULL);
+    dfree(&x);
+    dfree(&y);
+    free(hx);
+    free(hy);
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -1164,6 +1259,7 @@ TEST(bad_arguments)
 
 static const psl_test_case tests[] = {
     {"graph_capture", graph_capture},
+    {"graph_run", graph_run},
     {"memory", memory},
     {"fill", fill},
     {"scale_copy", scale_copy},

@@ -32,7 +32,7 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_CSRK_SSR_SRS", "PSL_CSRK_FIT", "PSL_SOLVER_FUSE",
                                     "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK",
                                     "PSL_MEMORY_LIMIT", "PSL_SOLVER_DEFER_READS",
-                                    "PSL_DIST_MPI_CUDA_AWARE"};
+                                    "PSL_DIST_MPI_CUDA_AWARE", "PSL_SOLVER_GRAPH"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
 /* No option variable in the environment but name=value (name NULL: none);
@@ -122,7 +122,7 @@ TEST(every_option_round_trips)
         CHECK_OK(psl_option_set(d.name, NULL));
         CHECK(strcmp(get(d.name), d.default_value) == 0);
     }
-    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2 + 3);
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2 + 3 + 2);
     /* the setting beats the environment; NULL gives the environment back */
     environment("PSL_CPU_ISA", "generic");
     CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);

@@ -123,6 +123,14 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                     "columns on the device and read them once at its end; 0 "
                                     "reads each step's column (a synchronisation per step on a "
                                     "GPU), to measure what deferring gains. Same results."},
+    [PSL_OPT_SOLVER_GRAPH] = {"PSL_SOLVER_GRAPH", bool_choices, NCHOICES(bool_choices), 0, 0,
+                              1, "0|1", "1",
+                              "GPU: 1 replays the fixed iterations of an inner CG (an "
+                              "operator's apply, as in IO-CG) from a CUDA graph captured at "
+                              "its first apply; 0 launches their kernels one by one, to "
+                              "measure what the graph gains. Same results; a graph keeps the "
+                              "PSL_SOLVER_FUSE of its capture. Read by each apply of a CG "
+                              "operator."},
     [PSL_OPT_DIST_MPI_CUDA_AWARE] = {"PSL_DIST_MPI_CUDA_AWARE", auto_bool_choices,
                                      NCHOICES(auto_bool_choices), 0, 0, -1, "auto|0|1", "auto",
                                      "Distributed matrices on GPUs (libpacksell_mpi): whether "

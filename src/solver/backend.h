@@ -177,6 +177,19 @@ typedef struct psl_backend {
     /* `check` on the slot *v, setting the slot *flag, as dots does on out[0]
      * (queued: the reduced form of the entries above checks after its sum). */
     psl_status (*check)(psl_exec *ex, const double *v, unsigned check, double *flag);
+    /* Optional (NULL: no graphs here; the caller runs fn itself). Runs the
+     * work fn(ctx) queues on ex through a graph kept in *graph (NULL at
+     * first): captured when *graph holds none or one captured under another
+     * key, then replayed on ex's queue at this and every later call with the
+     * same key. fn must queue the same work at every call with one key: no
+     * host read, no synchronisation, no state kept on the host. Where capture
+     * is refused (ex's queue is being captured already: fn's work joins that
+     * capture; or an operation of fn cannot be captured) fn runs directly,
+     * and after a refused capture *graph runs fn directly from then on. */
+    psl_status (*graph_run)(psl_exec *ex, void **graph, const void *key,
+                            psl_status (*fn)(void *ctx), void *ctx);
+    /* Releases the graph in *graph (NULL: none) and sets *graph NULL. */
+    void (*graph_free)(psl_exec *ex, void **graph);
 } psl_backend;
 
 /* A sum over the processes of a distributed run: replaces the k slots

@@ -54,6 +54,12 @@ static bool cg_precond_pure(const psl_op *M)
     return false;
 }
 
+bool psl_cg_fixed_queues_only(const psl_solver *s)
+{
+    return s->method == PSL_METHOD_CG && s->A->what && strcmp(s->A->what, "matrix") == 0 &&
+           cg_precond_pure(cg_precond(s));
+}
+
 /* r -= a q; z = M r; out = (r.z, r.r), the flag checked on r.z. */
 static psl_status residual_step(psl_solver *s, const psl_op *M, psl_sexpr a, double *out)
 {

@@ -5,6 +5,7 @@
  * themselves are cg.c, fcg.c, gmres.c (GMRES and FGMRES) and bicgstab.c.
  */
 #include "solver/solver_internal.h"
+#include "options.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -226,6 +227,30 @@ int64_t psl_op_inner_iterations(const psl_op *M)
     return s->op_iters + psl_op_inner_iterations(s->M);
 }
 
+/* The fixed iterations of an apply: from xw = 0 on `in`. */
+typedef struct fixed_run {
+    psl_solver *s;
+    psl_vview in;
+} fixed_run;
+
+static psl_status fixed_iterations(void *ctx)
+{
+    fixed_run *f = ctx;
+    PSL_TRY(f->s->ex->be->fill(f->s->ex, f->s->xw, 0.0));
+    return method_iterate(f->s, f->in, f->s->xw, f->s->opt.fixed_iters, NULL);
+}
+
+/* Whether an apply's fixed iterations go through the backend's graph:
+ * PSL_SOLVER_GRAPH, a backend with graphs, and iterations that queue the
+ * same work at every apply. */
+static psl_status use_graph(const psl_solver *s, bool *yes)
+{
+    int on = 1;
+    PSL_TRY(psl_opt_get(PSL_OPT_SOLVER_GRAPH, &on));
+    *yes = on && s->ex->be->graph_run && psl_cg_fixed_queues_only(s);
+    return PSL_OK;
+}
+
 /* y = alpha * S(x) + beta*y: fixed_iters of the method on x/||x||, scaled
  * back (GMRES with op_unit_input: on x as given). */
 static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, double beta,
@@ -246,10 +271,14 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
         psl_sexpr inv = {1.0, NULL, nrm, NULL, PSL_SX_SQRT_DEN};
         PSL_TRY(be->scale_copy(ex, inv, x, s->bw));
     }
-    PSL_TRY(be->fill(ex, s->xw, 0.0));
-    int32_t m = s->opt.fixed_iters;
-    PSL_TRY(method_iterate(s, in, s->xw, m, NULL));
-    s->op_iters += m;
+    fixed_run run = {s, in};
+    bool graph = false;
+    PSL_TRY(use_graph(s, &graph));
+    if (graph)
+        PSL_TRY(be->graph_run(ex, &s->graph, in.data, fixed_iterations, &run));
+    else
+        PSL_TRY(fixed_iterations(&run));
+    s->op_iters += s->opt.fixed_iters;
     psl_sexpr back = {alpha, nrm, NULL, NULL, PSL_SX_SQRT_NUM};
     if (given)
         back = psl_sx(alpha);
@@ -273,6 +302,8 @@ static void solver_free(psl_solver *s)
     }
     free(s->dring);
     free(s->qring);
+    if (s->graph && ex->be->graph_free)
+        ex->be->graph_free(ex, &s->graph);
     if (s->mstate_free)
         s->mstate_free(s);
     if (s->slots)

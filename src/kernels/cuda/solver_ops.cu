@@ -39,7 +39,7 @@
  *
  * Nothing here allocates or synchronizes except alloc, free, to_host,
  * from_host and sync, so a sequence of operations can be captured in a CUDA
- * graph.
+ * graph: graph_run captures one and replays it.
  */
 #include "solver/backend.h"
 #include "codec/half.h"
@@ -1199,9 +1199,104 @@ static psl_status cu_check(psl_exec *ex, const double *v, unsigned check, double
     return psl_cuda_launch_status("check");
 }
 
+/* ------------------------------------------------------------------ graphs */
+
+/* A sequence captured by cu_graph_run: its executable graph and the key it
+ * was captured under; refused once a capture failed (fn then runs
+ * directly). */
+struct psl_cuda_graph {
+    cudaGraphExec_t exec;
+    const void *key;
+    size_t nodes;
+    bool refused;
+};
+
+/* fn's work captured on a stream of its own (ex's queue may be the legacy
+ * default stream, which cannot be captured), ex->stream pointing to it
+ * meanwhile, then instantiated into g->exec. Thread-local mode: a call of fn
+ * that would synchronize or allocate fails instead, and so does the capture.
+ * fn's status is in *fn_st; PSL_ERR_CUDA when no graph came of it. */
+static psl_status cu_graph_capture(psl_exec *ex, psl_cuda_graph *g,
+                                   psl_status (*fn)(void *), void *ctx, psl_status *fn_st)
+{
+    cudaStream_t cs = NULL;
+    PSL_TRY(PSL_CUDA_OK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking)));
+    cudaGraph_t graph = NULL;
+    cudaError_t e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+    if (e == cudaSuccess) {
+        void *saved = ex->stream;
+        ex->stream = cs;
+        *fn_st = fn(ctx);
+        ex->stream = saved;
+        e = cudaStreamEndCapture(cs, &graph);
+    }
+    if (e == cudaSuccess && *fn_st == PSL_OK && graph) {
+        (void)cudaGraphGetNodes(graph, NULL, &g->nodes);
+        e = cudaGraphInstantiate(&g->exec, graph, 0);
+    }
+    if (graph)
+        (void)cudaGraphDestroy(graph);
+    (void)cudaStreamDestroy(cs);
+    if (e != cudaSuccess || *fn_st != PSL_OK || !g->exec) {
+        (void)cudaGetLastError(); /* capture errors are not sticky */
+        g->exec = NULL;
+        return PSL_ERR_CUDA;
+    }
+    return PSL_OK;
+}
+
+static psl_status cu_graph_run(psl_exec *ex, void **graph, const void *key,
+                               psl_status (*fn)(void *ctx), void *ctx)
+{
+    psl_cu c = {};
+    PSL_TRY(psl_cu_enter(ex, "graph_run", &c));
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    PSL_TRY(PSL_CUDA_OK(cudaStreamIsCapturing(c.s, &cap)));
+    if (cap != cudaStreamCaptureStatusNone)
+        return fn(ctx); /* a capture around this call takes fn's work */
+    psl_cuda_graph *g = (psl_cuda_graph *)*graph;
+    if (!g) {
+        g = (psl_cuda_graph *)psl_calloc(1, sizeof *g);
+        if (!g)
+            return psl_error(PSL_ERR_OUT_OF_MEMORY, "out of memory allocating a CUDA graph");
+        *graph = g;
+    }
+    if (g->refused)
+        return fn(ctx);
+    if (g->exec && g->key != key) {
+        (void)cudaGraphExecDestroy(g->exec);
+        g->exec = NULL;
+    }
+    if (!g->exec) {
+        psl_status fn_st = PSL_OK;
+        if (cu_graph_capture(ex, g, fn, ctx, &fn_st) != PSL_OK) {
+            g->refused = true;
+            psl_trace("solver: CUDA graph capture refused (%s); the work runs without a graph",
+                      fn_st != PSL_OK ? psl_last_error_message() : "capture failed");
+            return fn(ctx);
+        }
+        g->key = key;
+        psl_trace("solver: CUDA graph captured, %zu nodes", g->nodes);
+    }
+    return PSL_CUDA_OK(cudaGraphLaunch(g->exec, c.s));
+}
+
+static void cu_graph_free(psl_exec *ex, void **graph)
+{
+    (void)ex;
+    if (!graph || !*graph)
+        return;
+    psl_cuda_graph *g = (psl_cuda_graph *)*graph;
+    if (g->exec)
+        (void)cudaGraphExecDestroy(g->exec);
+    psl_free(g);
+    *graph = NULL;
+}
+
 extern "C" const psl_backend psl_backend_cuda = {
     "cuda",        cu_alloc, cu_free,      cu_to_host,    cu_from_host,  cu_copy_bytes,
     cu_sync,       cu_post_read, cu_take_read,
     cu_fill,       cu_scale_copy, cu_axpby,     cu_maxpy,      cu_diag_scale,
     cu_dots,       cu_cg_residual, cu_cg_update, cu_fcg_update, cu_check,
+    cu_graph_run,  cu_graph_free,
 };

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""solver_graph_report.py -- the table of run_device_solver_bench.sh's `graph`
+part: IO-CG (PackSELL E8MY inside) with its inner CG replayed from a CUDA graph
+(PSL_SOLVER_GRAPH=1) and launched kernel by kernel (0), against FP64 PCG +
+SD-AINV, per matrix.
+
+Reads DIR/TAG_pcg.json and DIR/TAG_e8mY_mM_gG.json (`packsell solve --json`,
+--repeat 5 after one setup: solve_s is the median, solve_s_max the slowest
+solve, which for G = 1 is the first, the one that captures the graph).
+Writes DIR/graph.csv (one row per solve command) and prints, per matrix, the
+fastest converged E8MY-IO-CG with and without the graph as a speedup over
+PCG, then the count of matrices where it beats PCG.
+
+Usage: python3 bench/solver_graph_report.py DIR
+"""
+import csv
+import glob
+import json
+import os
+import re
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    rows = []
+    for path in sorted(glob.glob(os.path.join(root, "*.json"))):
+        name = os.path.basename(path)[:-5]
+        m = re.match(r"(.+)_(pcg|e8m(\d+)_m(\d+)_g([01]))$", name)
+        d = load(path)
+        if not m or d is None:
+            continue
+        rows.append(dict(
+            matrix=m.group(1), solver="pcg" if m.group(2) == "pcg" else "e8-iocg",
+            y=m.group(3) or "", m_in=m.group(4) or "", graph=m.group(5) or "",
+            status=d.get("status", "?"), nrows=d.get("nrows", ""), nnz=d.get("nnz", ""),
+            iterations=d.get("iterations", ""), inner_iterations=d.get("inner_iterations", ""),
+            relres=d.get("relres", ""), solve_s=d.get("solve_s", ""),
+            solve_s_min=d.get("solve_s_min", ""), solve_s_max=d.get("solve_s_max", "")))
+    if not rows:
+        sys.exit(f"solver_graph_report: no solves in {root}")
+    with open(os.path.join(root, "graph.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+    def conv(r):
+        return r["status"] == "converged" and isinstance(r["solve_s"], (int, float))
+
+    matrices = sorted({r["matrix"] for r in rows},
+                      key=lambda t: min(int(r["nnz"] or 0) for r in rows if r["matrix"] == t))
+    print(f"{'matrix':14s} {'rows':>9s} {'PCG it':>6s} {'PCG ms':>8s} | "
+          f"{'best graph':>22s} {'first':>6s} | {'best no graph':>22s} | {'us/inner g1':>11s} {'g0':>7s}")
+    wins = {"1": 0, "0": 0, "first": 0}
+    counted = 0
+    for t in matrices:
+        pcg = next((r for r in rows if r["matrix"] == t and r["solver"] == "pcg"), None)
+        if not pcg or not conv(pcg):
+            print(f"{t:14s} PCG did not converge or did not run")
+            continue
+        counted += 1
+        best = {}
+        for g in ("1", "0"):
+            cand = [r for r in rows if r["matrix"] == t and r["graph"] == g and conv(r)]
+            best[g] = min(cand, key=lambda r: r["solve_s"]) if cand else None
+        cells = []
+        for g in ("1", "0"):
+            b = best[g]
+            if b:
+                sp = pcg["solve_s"] / b["solve_s"]
+                wins[g] += sp > 1.0
+                cells.append(f"{sp:5.2f}x E8M{b['y']} m{b['m_in']:>2s} {1e3 * b['solve_s']:7.2f}")
+            else:
+                cells.append(f"{'none converged':>22s}")
+        first = ""
+        if best["1"]:
+            sp_first = pcg["solve_s"] / best["1"]["solve_s_max"]
+            wins["first"] += sp_first > 1.0
+            first = f"{sp_first:5.2f}x"
+        per = []
+        for g in ("1", "0"):
+            b = best["1"]
+            same = next((r for r in rows if b and r["matrix"] == t and r["graph"] == g
+                         and r["y"] == b["y"] and r["m_in"] == b["m_in"] and conv(r)), None)
+            inner = same and int(same["inner_iterations"] or 0)
+            per.append(f"{1e6 * same['solve_s'] / inner:7.1f}" if inner else f"{'-':>7s}")
+        print(f"{t:14s} {pcg['nrows']:>9} {pcg['iterations']:>6} {1e3 * pcg['solve_s']:8.2f} | "
+              f"{cells[0]} {first:>6s} | {cells[1]} | {per[0]:>11s} {per[1]}")
+    print(f"E8MY-IO-CG faster than FP64 PCG (best Y and m_in, median solve): with the graph "
+          f"{wins['1']} of {counted}, without {wins['0']} of {counted}; with the graph, first "
+          f"solve (capture included): {wins['first']} of {counted}")
+
+
+if __name__ == "__main__":
+    main()
