@@ -41,6 +41,9 @@ typedef struct bench_kernel {
      * super-rows per super-super-row (the options PSL_CUDA_CSRK_SR_ROWS and
      * _SSR_SRS during its upload); 0: the CUDA tuning model's */
     int32_t cuda_csrk_sr, cuda_csrk_ssr;
+    /* MKL: 0 runs on the CSR arrays as created (no mv hint, no
+     * mkl_sparse_optimize: the zero-copy peer of CSR-k) */
+    int mkl_optimize;
 } bench_kernel;
 
 /* Results of one kernel. */
@@ -68,6 +71,9 @@ typedef struct bench_result {
      * the backward-error tolerance its y was checked against; < 0: n/a */
     double mkl_create_seconds, mkl_optimize_seconds, tolerance;
     int64_t mkl_hint_calls;
+    /* MKL: bytes its memory manager holds more after mkl_sparse_optimize
+     * than before (the internal copy the product then reads); < 0: n/a */
+    int64_t mkl_optimize_bytes;
 } bench_result;
 
 /* The command line of bench. */

@@ -2,7 +2,9 @@
  * bench_mkl.c -- the Intel MKL baselines of "packsell bench --device cpu":
  * MKL's inspector-executor CSR SpMV (mkl_sparse_d_mv / mkl_sparse_s_mv) in
  * FP64 and FP32 on a copy of the benchmark's FP64 CSR matrix, after
- * mkl_sparse_set_mv_hint and mkl_sparse_optimize. Compiled only when CMake
+ * mkl_sparse_set_mv_hint and mkl_sparse_optimize (with the bytes the
+ * optimisation keeps), or on the arrays as created (the noopt kernels).
+ * Compiled only when CMake
  * found MKL (PSL_HAVE_MKL; cmake/FindPslMKL.cmake).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -133,6 +135,14 @@ bench_mkl *bench_mkl_setup(const bench_args *a, const bench_data *d, const bench
     /* the expected calls from one product before the optimisation (slower
      * than after it, so the hint errs low) */
     int64_t hint_calls = 0;
+    if (st == SPARSE_STATUS_SUCCESS && !k->mkl_optimize) { /* the arrays as created */
+        r->mkl_create_seconds = t1 - t0;
+        r->mkl_optimize_seconds = 0;
+        r->mkl_optimize_bytes = 0;
+        r->convert_seconds = r->mkl_create_seconds;
+        snprintf(r->impl, sizeof r->impl, "mkl_%c_noopt", mk->fp64 ? 'd' : 's');
+        return mk;
+    }
     if (st == SPARSE_STATUS_SUCCESS && bench_mkl_run(mk, r) == 0) {
         hint_calls = bench_expected_calls(a, cli_now() - t1);
         memcpy(mk->y, mk->y0, (size_t)(m > 0 ? m : 0) * vs);
@@ -142,10 +152,13 @@ bench_mkl *bench_mkl_setup(const bench_args *a, const bench_data *d, const bench
         bench_mkl_destroy(mk);
         return NULL;
     }
+    int nbuf = 0;
+    const MKL_INT64 held = mkl_mem_stat(&nbuf);
     double t2 = cli_now();
     if (st == SPARSE_STATUS_SUCCESS)
         st = mkl_sparse_optimize(mk->A);
     double t3 = cli_now();
+    r->mkl_optimize_bytes = (int64_t)(mkl_mem_stat(&nbuf) - held);
     if (st != SPARSE_STATUS_SUCCESS) {
         snprintf(r->error, sizeof r->error, "MKL create/hint/optimize: %s",
                  sparse_status_name(st));

@@ -74,7 +74,10 @@ static void usage(void)
            "mkl-csr-fp64 and mkl-csr-fp32 time MKL's inspector-executor CSR SpMV\n"
            "(mkl_sparse_set_mv_hint, mkl_sparse_optimize; their time is prep_s) with\n"
            "the same threads, its y checked against FP64 within a precision-derived\n"
-           "tolerance " MKL_HELP ".\n"
+           "tolerance " MKL_HELP "; mkl-csr-noopt-fp64 and mkl-csr-noopt-fp32 the same\n"
+           "on the CSR arrays as created (no hint, no optimize: no internal copy, as\n"
+           "CSR-k reads the caller's arrays). The JSON gives the bytes MKL's memory\n"
+           "manager holds more after mkl_sparse_optimize (mkl_optimize_bytes).\n"
            "\n"
            "Options:\n"
            "      --device D       cpu (default) or cuda\n"
@@ -99,7 +102,8 @@ static void usage(void)
            "                       packsell-e8m13:fp32 (VECTORS defaults to fp64 for fp64\n"
            "                       values, fp16 for 16-bit values, else fp32).\n"
            "                       FORMAT csrk takes VALUES fp64, fp32 or fp16.\n"
-           "                       mkl-csr-fp64, mkl-csr-fp32: Intel MKL (CPU, MKL builds)\n"
+           "                       mkl-csr-fp64, mkl-csr-fp32, mkl-csr-noopt-fp64,\n"
+           "                       mkl-csr-noopt-fp32: Intel MKL (CPU, MKL builds)\n"
            "                       cuda also: cusparse-FORMAT-VALUES with FORMAT csr, sell,\n"
            "                       coo or bsr (2x2 and 4x4, the faster kept) and VALUES\n"
            "                       fp16 (FP32 compute), fp32 or fp64; vectors as values\n"
@@ -177,12 +181,20 @@ static int parse_kernel(const char *cmd, const char *name, const psl_convert_opt
     k->impl = BENCH_OURS;
     if (strncmp(buf, "mkl-", 4) == 0) {
 #ifdef PSL_HAVE_MKL
-        if (strcmp(buf, "mkl-csr-fp64") != 0 && strcmp(buf, "mkl-csr-fp32") != 0)
-            return cli_usage_error(cmd, "kernel '%s': MKL kernels are mkl-csr-fp64 and "
-                                   "mkl-csr-fp32", name);
+        static const char *const mkl_names[] = {"mkl-csr-fp64", "mkl-csr-fp32",
+                                                "mkl-csr-noopt-fp64", "mkl-csr-noopt-fp32"};
+        int which = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(buf, mkl_names[i]) == 0)
+                which = i;
+        if (which < 0)
+            return cli_usage_error(cmd, "kernel '%s': MKL kernels are mkl-csr-fp64, "
+                                   "mkl-csr-fp32, mkl-csr-noopt-fp64 and mkl-csr-noopt-fp32",
+                                   name);
         k->impl = BENCH_MKL;
+        k->mkl_optimize = which < 2;
         k->opt.format = PSL_FORMAT_CSR;
-        k->opt.value_type = k->vec = buf[10] == '6' ? PSL_FP64 : PSL_FP32;
+        k->opt.value_type = k->vec = which % 2 == 0 ? PSL_FP64 : PSL_FP32;
         return CLI_OK;
 #else
         return cli_usage_error(cmd, "kernel '%s': this packsell was built without MKL "
@@ -479,6 +491,7 @@ static void result_defaults(bench_result *r)
     r->enqueue_us = -1;
     r->mkl_create_seconds = r->mkl_optimize_seconds = r->tolerance = -1;
     r->mkl_hint_calls = -1;
+    r->mkl_optimize_bytes = -1;
     snprintf(r->impl, sizeof r->impl, "-");
 }
 
@@ -1029,6 +1042,8 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
                 cli_json_double(&j, "mkl_create_seconds", r->mkl_create_seconds);
                 cli_json_double(&j, "mkl_optimize_seconds", r->mkl_optimize_seconds);
                 cli_json_int(&j, "mkl_mv_hint_calls", r->mkl_hint_calls);
+                cli_json_bool(&j, "mkl_optimize", k->mkl_optimize);
+                cli_json_int(&j, "mkl_optimize_bytes", r->mkl_optimize_bytes);
                 cli_json_double(&j, "tolerance", r->tolerance);
             }
             cli_json_int(&j, "bytes", r->bytes);
