@@ -17,7 +17,8 @@ import os
 import statistics
 import sys
 
-ORDER = ["hpcg_6_6_6", "hpcg_7_6_6", "lap3d_96", "bcsstk29", "Dubcova1"]
+ORDER = ["hpcg_6_6_6", "hpcg_7_6_6", "hpcg_7_7_7", "lap3d_96", "lap2d_1024", "bcsstk29",
+         "Dubcova1"]
 # (column, our kernel, MKL kernel)
 RATIOS = [
     ("CSR FP64", "csr-fp64", "mkl-csr-fp64"),
@@ -26,7 +27,15 @@ RATIOS = [
     ("SELL FP32", "sell-fp32", "mkl-csr-fp32"),
     ("PackSELL FP16 vs MKL FP32", "packsell-fp16", "mkl-csr-fp32"),
     ("PackSELL E8M21 vs MKL FP32", "packsell-e8m21", "mkl-csr-fp32"),
+    ("CSR-k FP64", "csrk-fp64", "mkl-csr-fp64"),
+    ("CSR-k FP32", "csrk-fp32", "mkl-csr-fp32"),
+    ("CSR-k FP64 vs MKL FP64 noopt", "csrk-fp64", "mkl-csr-noopt-fp64"),
+    ("CSR-k FP32 vs MKL FP32 noopt", "csrk-fp32", "mkl-csr-noopt-fp32"),
 ]
+# the kernels of the GB/s table
+GBS_KERNELS = ["csr-fp64", "csr-fp32", "csrk-fp64", "csrk-fp32", "sell-fp64", "sell-fp32",
+               "sell-fp16", "packsell-fp16", "packsell-e8m21", "mkl-csr-fp64", "mkl-csr-fp32",
+               "mkl-csr-noopt-fp64", "mkl-csr-noopt-fp32"]
 
 
 def load(folder):
@@ -60,6 +69,9 @@ def main():
     folder = sys.argv[1]
     runs = load(folder)
     names = [m for m in ORDER if m in runs] + sorted(m for m in runs if m not in ORDER)
+    present = {k for m in names for _, d in runs[m] for k in kernels(d)}
+    global RATIOS
+    RATIOS = [r for r in RATIOS if r[1] in present and r[2] in present]  # columns with data
     for key, title in (("median_us", "medians"), ("min_us", "minima")):
         print(f"\n### packsell / MKL time, {title} (above 1: packsell slower)\n")
         print("| matrix | nnz | runs | " + " | ".join(c for c, _, _ in RATIOS) + " |")
@@ -91,8 +103,7 @@ def main():
             cells.append(fmt(statistics.median(vals)) if vals else "-")
         print(f"| {m} | {nr} | " + " | ".join(cells) + " |")
     print("\n### GB/s on each kernel's own bytes (% of the read bandwidth of the same run)\n")
-    kn = [k for k in ["csr-fp64", "csr-fp32", "sell-fp64", "sell-fp32", "sell-fp16",
-                      "packsell-fp16", "packsell-e8m21", "mkl-csr-fp64", "mkl-csr-fp32"]]
+    kn = [k for k in GBS_KERNELS if k in present]
     print("| matrix | run | read GB/s | " + " | ".join(kn) + " |")
     print("|---|---|---|" + "---|" * len(kn))
     for m in names:
@@ -101,6 +112,16 @@ def main():
             cells = [f"{ks[k]['gbs']:.1f} ({ks[k]['pct_read_bw']:.0f}%)"
                      if k in ks and ks[k].get("pct_read_bw") is not None else "-" for k in kn]
             print(f"| {m} | {tag} | {d.get('read_bw_gbs') or 0:.1f} | " + " | ".join(cells) + " |")
+    opt = [(m, tag, k["kernel"], k["mkl_optimize_bytes"] / k["bytes"])
+           for m in names for tag, d in runs[m] for k in kernels(d).values()
+           if k.get("mkl_optimize") and (k.get("mkl_optimize_bytes") or 0) > 0 and k["bytes"]]
+    if opt:
+        print("\n### what mkl_sparse_optimize keeps (mkl_mem_stat after / before, over its CSR "
+              "arrays' bytes)\n")
+        print("| matrix | run | kernel | kept / CSR bytes |")
+        print("|---|---|---|---|")
+        for m, tag, k, v in opt:
+            print(f"| {m} | {tag} | {k} | {v:.2f} |")
     print("\n### noise: largest / smallest round median per kernel (min - max over kernels)\n")
     print("| matrix | run | rounds | spread of round medians | max run / median run |")
     print("|---|---|---|---|---|")
