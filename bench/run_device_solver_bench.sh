@@ -177,9 +177,9 @@ PYEOF
   pack
 }
 
-# IO-CG's inner CG replayed from a CUDA graph (PSL_SOLVER_GRAPH=1, the
-# default) against launched kernel by kernel (0), the two alternating, FP64
-# PCG + SD-AINV beside them: E8MY with D in $SOLVER_DGRAPH (default 12,8,4),
+# CG from CUDA graphs (PSL_SOLVER_GRAPH=1, the default: IO-CG's inner
+# iterations, PCG's steps) against launched kernel by kernel (0), the two
+# alternating: FP64 PCG + SD-AINV, and E8MY-IO-CG with D in $SOLVER_DGRAPH (default 12,8,4),
 # m_in 20 and 50 (graph/; --repeat 5 after one setup: the median replays the
 # graph, the maximum is the first solve, which captures it)
 graphab() { # graphab SPEC...
@@ -193,8 +193,10 @@ graphab() { # graphab SPEC...
     log "graph: $spec (acc $acc)"
     local common=(solve "$spec" --device "$DEV" --precond sdainv --sdainv-tol 0.1 --sdainv-acc "$acc"
                   --sdainv-cache "$WORK/sdainv-cache" --repeat 5 --max-iters 20000)
-    timeout 120 "$BIN" "${common[@]}" --json "$RES/graph/${tag}_pcg.json" >"$RES/graph/${tag}_pcg.txt" 2>&1 ||
-      log "graph $spec pcg: exit $?"
+    for g in 1 0; do
+      PSL_SOLVER_GRAPH=$g timeout 120 "$BIN" "${common[@]}" --json "$RES/graph/${tag}_pcg_g${g}.json" \
+        >"$RES/graph/${tag}_pcg_g${g}.txt" 2>&1 || log "graph $spec pcg g$g: exit $?"
+    done
     for m in 20 50; do
       for d in $(echo "${SOLVER_DGRAPH:-12,8,4}" | tr ',' ' '); do
         for g in 1 0; do

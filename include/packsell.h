@@ -165,11 +165,13 @@ void psl_free(void *ptr);
  *                                                             2-3) read their Hessenberg columns
  *                                                             once at the end; 0 once per step
  *                                                             (same results).
- *  PSL_SOLVER_GRAPH        0|1                       1        GPU: 1 replays an inner CG's fixed
- *                                                             iterations (a CG operator's apply, as
- *                                                             in IO-CG) from a CUDA graph captured
- *                                                             at its first apply; 0 launches their
- *                                                             kernels one by one (same results).
+ *  PSL_SOLVER_GRAPH        0|1                       1        GPU: 1 replays CG's work from CUDA
+ *                                                             graphs captured at first use: an
+ *                                                             inner CG's fixed iterations (a CG
+ *                                                             operator's apply, as in IO-CG) and
+ *                                                             the queued step of a CG solve with
+ *                                                             lookahead; 0 launches their kernels
+ *                                                             one by one (same results).
  *  PSL_DIST_MPI_CUDA_AWARE auto|0|1                  auto     libpacksell_mpi on GPUs: whether MPI
  *                                                             takes device buffers: auto asks the
  *                                                             MPI (MPIX_Query_cuda_support); 1
@@ -190,7 +192,8 @@ void psl_free(void *ptr);
  * and psl_dmatrix_convert, and a device matrix keeps the forms it was built
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
  * by every CG solve to a tolerance, PSL_SOLVER_DEFER_READS by every inner
- * GMRES/FGMRES call, PSL_SOLVER_GRAPH by every apply of a CG operator, PSL_DIST_MPI_CUDA_AWARE by psl_dist_matrix_upload,
+ * GMRES/FGMRES call, PSL_SOLVER_GRAPH by every CG solve and apply of a CG
+ * operator, PSL_DIST_MPI_CUDA_AWARE by psl_dist_matrix_upload,
  * PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
  * psl_generate, the Matrix Market readers, psl_matrix_convert (SELL,
  * PackSELL) and the SD-AINV build.

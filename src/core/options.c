@@ -125,12 +125,13 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                                     "GPU), to measure what deferring gains. Same results."},
     [PSL_OPT_SOLVER_GRAPH] = {"PSL_SOLVER_GRAPH", bool_choices, NCHOICES(bool_choices), 0, 0,
                               1, "0|1", "1",
-                              "GPU: 1 replays the fixed iterations of an inner CG (an "
-                              "operator's apply, as in IO-CG) from a CUDA graph captured at "
-                              "its first apply; 0 launches their kernels one by one, to "
-                              "measure what the graph gains. Same results; a graph keeps the "
-                              "PSL_SOLVER_FUSE of its capture. Read by each apply of a CG "
-                              "operator."},
+                              "GPU: 1 replays CG's work from CUDA graphs captured at first "
+                              "use: the fixed iterations of an inner CG (an operator's apply, "
+                              "as in IO-CG) and the queued step of a CG solve with lookahead "
+                              "(one graph per parity of the step); 0 launches their kernels "
+                              "one by one, to measure what the graphs gain. Same results; a "
+                              "graph keeps the PSL_SOLVER_FUSE of its capture. Read by each "
+                              "CG solve and each apply of a CG operator."},
     [PSL_OPT_DIST_MPI_CUDA_AWARE] = {"PSL_DIST_MPI_CUDA_AWARE", auto_bool_choices,
                                      NCHOICES(auto_bool_choices), 0, 0, -1, "auto|0|1", "auto",
                                      "Distributed matrices on GPUs (libpacksell_mpi): whether "

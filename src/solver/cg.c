@@ -54,7 +54,7 @@ static bool cg_precond_pure(const psl_op *M)
     return false;
 }
 
-bool psl_cg_fixed_queues_only(const psl_solver *s)
+bool psl_cg_queues_only(const psl_solver *s)
 {
     return s->method == PSL_METHOD_CG && s->A->what && strcmp(s->A->what, "matrix") == 0 &&
            cg_precond_pure(cg_precond(s));
@@ -114,6 +114,28 @@ static psl_status restart(psl_solver *s, const psl_op *M, double *rho)
     double *flag = psl_slot(s, PSL_SLOT_FLAG);
     PSL_TRY(be->dots(s->ex, s->r, 2, ys, s->opt.dot_acc, rho, PSL_DOT_CHECK_NONNEG, flag));
     return be->scale_copy(s->ex, psl_sx(1.0), z, s->p);
+}
+
+/* Step it's update and step it+1 up to its test (the lookahead's queued
+ * work), with the slots of parity cur. */
+typedef struct ahead_work {
+    psl_solver *s;
+    const psl_op *M;
+    psl_vview x, z;
+    int cur;
+} ahead_work;
+
+static psl_status ahead_step(void *ctx)
+{
+    ahead_work *w = ctx;
+    psl_solver *s = w->s;
+    double *flag = psl_slot(s, PSL_SLOT_FLAG), *pq = psl_slot(s, PSL_SLOT_PQ);
+    double *pair[2] = {psl_slot(s, PSL_SLOT_RHO), psl_slot(s, PSL_SLOT_RHO + 2)};
+    double *rho = pair[w->cur], *rho_new = pair[w->cur ^ 1];
+    psl_sexpr alpha = {1.0, rho, pq, flag, 0u};
+    psl_sexpr beta = {1.0, rho_new, rho, flag, 0u};
+    PSL_TRY(update_step(s, alpha, w->x, w->z, beta));
+    return cg_step(s, w->M, rho_new, rho);
 }
 
 /* The read of a step's test: the flag and both (r.z, r.r) pairs, posted
@@ -192,6 +214,12 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
     if (h[2] == 0.0) /* x0 solves the system: r.r = 0 (and r.z = 0, not a breakdown) */
         return psl_solver_finish(s, PSL_REASON_CONVERGED, 0, 0.0, b, x, false, res);
     const bool ahead = lookahead && cg_precond_pure(M);
+    /* the lookahead's work of a step from a graph per parity (and fusion):
+     * the same kernels, one launch (the test's read stays outside: an
+     * event recorded inside a graph is not recorded at its replays) */
+    bool graph = false;
+    if (ahead)
+        PSL_TRY(psl_solver_use_graph(s, &graph));
     int32_t limit = s->opt.max_iters, since = 0;
     int cur = 0;
     PSL_TRY(cg_step(s, M, pair[0], pair[1]));
@@ -200,7 +228,11 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
         double *rho = pair[cur], *rho_new = pair[cur ^ 1];
         psl_sexpr alpha = {1.0, rho, pq, flag, 0u};
         psl_sexpr beta = {1.0, rho_new, rho, flag, 0u};
-        if (ahead) { /* step it's update and step it+1, before step it's test */
+        if (ahead && graph && it < limit) { /* as below, from the graph of parity cur */
+            ahead_work w = {s, M, x, z, cur};
+            PSL_TRY(be->graph_run(ex, &s->step_graph[s->fuse != 0][cur], x.data, ahead_step, &w));
+            PSL_TRY(post_test(s, (it + 1) & 1));
+        } else if (ahead) { /* step it's update and step it+1, before step it's test */
             PSL_TRY(update_step(s, alpha, x, z, beta));
             if (it < limit) {
                 PSL_TRY(cg_step(s, M, rho_new, rho));

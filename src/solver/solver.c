@@ -240,14 +240,11 @@ static psl_status fixed_iterations(void *ctx)
     return method_iterate(f->s, f->in, f->s->xw, f->s->opt.fixed_iters, NULL);
 }
 
-/* Whether an apply's fixed iterations go through the backend's graph:
- * PSL_SOLVER_GRAPH, a backend with graphs, and iterations that queue the
- * same work at every apply. */
-static psl_status use_graph(const psl_solver *s, bool *yes)
+psl_status psl_solver_use_graph(const psl_solver *s, bool *yes)
 {
     int on = 1;
     PSL_TRY(psl_opt_get(PSL_OPT_SOLVER_GRAPH, &on));
-    *yes = on && s->ex->be->graph_run && psl_cg_fixed_queues_only(s);
+    *yes = on && s->ex->be->graph_run && psl_cg_queues_only(s);
     return PSL_OK;
 }
 
@@ -273,7 +270,7 @@ static psl_status solver_op_apply(const psl_op *op, double alpha, psl_vview x, d
     }
     fixed_run run = {s, in};
     bool graph = false;
-    PSL_TRY(use_graph(s, &graph));
+    PSL_TRY(psl_solver_use_graph(s, &graph));
     if (graph)
         PSL_TRY(be->graph_run(ex, &s->graph, in.data, fixed_iterations, &run));
     else
@@ -302,8 +299,12 @@ static void solver_free(psl_solver *s)
     }
     free(s->dring);
     free(s->qring);
-    if (s->graph && ex->be->graph_free)
+    if (ex->be->graph_free) {
         ex->be->graph_free(ex, &s->graph);
+        for (int f = 0; f < 2; f++)
+            for (int k = 0; k < 2; k++)
+                ex->be->graph_free(ex, &s->step_graph[f][k]);
+    }
     if (s->mstate_free)
         s->mstate_free(s);
     if (s->slots)

@@ -96,6 +96,7 @@ struct psl_solver {
     psl_op op;          /* the solver as an operator (fixed_iters > 0) */
     int64_t op_iters;
     void *graph;        /* operator mode: the backend's graph of the fixed iterations */
+    void *step_graph[2][2]; /* CG to a tolerance: graphs of one step, [fuse][parity] */
     int64_t inner_base;
     int fuse;           /* PSL_SOLVER_FUSE, read by each CG run */
     double best_true;   /* smallest true residual of this solve's replacements */
@@ -140,10 +141,14 @@ psl_status psl_bicgstab_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t
                                 psl_solve_result *res);
 psl_status psl_richardson_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed,
                                   psl_solve_result *res); /* fixed > 0 only */
-/* Whether CG's fixed iterations on s (an operator's apply) queue the same
- * work at every call, with no host read: A and the preconditioner are
- * matrices, diagonals or products of them (cg.c). */
-bool psl_cg_fixed_queues_only(const psl_solver *s);
+/* Whether CG's work on s (the fixed iterations of an operator's apply, a
+ * step of a solve to a tolerance) queues the same kernels at every call,
+ * with no host read: A and the preconditioner are matrices, diagonals or
+ * products of them (cg.c). */
+bool psl_cg_queues_only(const psl_solver *s);
+/* Whether the backend's graphs serve s: PSL_SOLVER_GRAPH, a backend with
+ * graphs, and CG iterations that queue the same work at every call. */
+psl_status psl_solver_use_graph(const psl_solver *s, bool *yes);
 /* Work vectors of each method (allocated by psl_solver_create). */
 psl_status psl_cg_setup(psl_solver *s);
 psl_status psl_fcg_setup(psl_solver *s);
