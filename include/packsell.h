@@ -481,9 +481,12 @@ void psl_convert_options_init(psl_convert_options *opt);
  * nrows vector elements, is allocated and freed on each call (concurrent
  * calls on one matrix stay safe; psl_spmv can then fail with
  * PSL_ERR_OUT_OF_MEMORY). psl_matrix_to_csr gives A in the caller's
- * numbering. Such a matrix has no device form yet: psl_dmatrix_upload
- * refuses it (PSL_ERR_UNSUPPORTED). Binary files keep perm and its inverse
- * (a reader older than this library refuses such a file). */
+ * numbering. On a device (psl_dmatrix_upload) perm and its inverse go up
+ * with the arrays, and psl_dspmv does the same gather, kernel and scatter
+ * in the workspace psl_dspmv_workspace_size asks for (two vectors of nrows
+ * elements), so the bits of psl_spmv's reordered product. Binary files keep
+ * perm and its inverse (a reader older than this library refuses such a
+ * file). */
 
 /* CSR-k over the caller's own CSR arrays, without a copy: the handle
  * borrows row_ptr (nrows + 1 entries, 0-based, row_ptr[0] == 0), col_idx
@@ -1033,8 +1036,8 @@ typedef struct psl_dmatrix psl_dmatrix;
  * padded to one width, at most a few MB, so that the kernels skip a load.
  * The PSL_CUDA_* options (see options) force kernel forms; an invalid one
  * fails with PSL_ERR_INVALID_VALUE (also in psl_dmatrix_convert). A CSR-k
- * matrix with a locality reordering (csrk_reorder) has no device form yet:
- * PSL_ERR_UNSUPPORTED, *dA left NULL. */
+ * matrix with a locality reordering (csrk_reorder) keeps it on the device
+ * (see the CSR-k formats above). */
 psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, void *stream);
 
 /* A CSR matrix whose arrays are in device memory (0-based), the input of

@@ -25,6 +25,8 @@
  *    row the device's order is its own;
  *  - beta = 0 with NaN in y: no NaN leaks; two runs give the same bits;
  *  - download gives the host matrix back (arrays and info);
+ *  - a locality reordering (RCM, band-k) goes to the device and back, and
+ *    its products have the bits of psl_spmv's reordered product;
  *  - CSR consumers take the arrays as they are: cuSPARSE's CSR SpMV on the
  *    host matrix's own columns and values (and offsets, where cuSPARSE
  *    takes int64 offsets with int32 columns) gives the CSR-k kernel's y.
@@ -859,6 +861,114 @@ TEST(csr_consumers_take_the_arrays)
     }
 }
 
+/* One reordered product on the device against psl_spmv's on the host:
+ * the same bits (the kernels' d gives one thread a row or the stream
+ * kernel), two runs alike, no NaN of y through with beta = 0. */
+static void reordered_case(const char *name, const psl_matrix *R, psl_dmatrix *dA,
+                           psl_scalar vt, double alpha, double beta, unsigned long long seed)
+{
+    psl_matrix_info ri;
+    CHECK_OK(psl_matrix_get_info(R, &ri));
+    const int32_t n = ri.nrows;
+    const size_t es = esize(vt);
+    size_t ws = 0;
+    CHECK_OK(psl_dspmv_workspace_size(dA, vt, &ws));
+    const size_t half = ((size_t)n * es + 255) / 256 * 256;
+    CHECK_MSG(ws == (ri.nnz > 0 ? 2 * half : 0), "%s: workspace %zu bytes", name, ws);
+    void *x = malloc((size_t)n * es), *y0 = malloc((size_t)n * es), *y = malloc((size_t)n * es),
+         *y2 = malloc((size_t)n * es), *ycpu = malloc((size_t)n * es);
+    for (int32_t i = 0; i < n; i++) {
+        vset(x, vt, i, (double)((int)(psl_test_rand(&seed) % 2001) - 1000) / 1024.0);
+        vset(y0, vt, i, beta == 0 ? NAN : (double)((int)(psl_test_rand(&seed) % 2001) - 1000) / 512.0);
+    }
+    void *dx = dmalloc((size_t)n * es), *dy = dmalloc((size_t)n * es), *dws = dmalloc(ws);
+    CUDA_CHECK(cudaMemcpyAsync(dx, x, (size_t)n * es, cudaMemcpyHostToDevice, g_stream));
+    for (int rep = 0; rep < 2; rep++) {
+        CUDA_CHECK(cudaMemcpyAsync(dy, y0, (size_t)n * es, cudaMemcpyHostToDevice, g_stream));
+        CHECK_OK(psl_dspmv(alpha, dA, dx, beta, dy, vt, dws, ws, g_stream));
+        CUDA_CHECK(cudaStreamSynchronize(g_stream));
+        CUDA_CHECK(cudaMemcpy(rep ? y2 : y, dy, (size_t)n * es, cudaMemcpyDeviceToHost));
+    }
+    CHECK_MSG(memcmp(y, y2, (size_t)n * es) == 0, "%s: two runs differ", name);
+    memcpy(ycpu, y0, (size_t)n * es);
+    CHECK_OK(psl_spmv(alpha, R, x, beta, ycpu, vt));
+    int64_t diff = -1;
+    for (int32_t i = 0; i < n && diff < 0; i++)
+        if (memcmp((const char *)y + (size_t)i * es, (const char *)ycpu + (size_t)i * es, es) != 0 ||
+            visnan(y, vt, i))
+            diff = i;
+    CHECK_MSG(diff < 0, "%s: y[%lld] = %.17g, psl_spmv's %.17g", name, (long long)diff,
+              diff >= 0 ? vget(y, vt, diff) : 0.0, diff >= 0 ? vget(ycpu, vt, diff) : 0.0);
+    cudaFree(dx);
+    cudaFree(dy);
+    cudaFree(dws);
+    free(x), free(y0), free(y), free(y2), free(ycpu);
+}
+
+/* A locality reordering on the device: perm and its inverse go up and come
+ * back with download, the workspace is two vectors, and every value and
+ * vector type gives psl_spmv's bits for the reordered product (RCM and
+ * band-k; beta 0 over NaN and beta != 0). */
+TEST(reordered)
+{
+    const char *specs[] = {"lap2d:120", "hpcg:4:4:4", "random:3000:12"};
+    const psl_csrk_reorder hows[] = {PSL_CSRK_REORDER_RCM, PSL_CSRK_REORDER_BANDK};
+    unsigned long long seed = 11;
+    int cases = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        psl_matrix *A = NULL, *S = NULL;
+        CHECK_OK(psl_generate(&A, specs[i]));
+        if (A)
+            CHECK_OK(psl_matrix_scale_rows(&S, A, NULL)); /* FP16's range */
+        for (size_t h = 0; S && h < 2; h++)
+            for (int v = 0; v < 3; v++) {
+                psl_convert_options o;
+                psl_convert_options_init(&o);
+                o.format = PSL_FORMAT_CSRK;
+                o.value_type = TYPES[v];
+                o.csrk_k = 3;
+                o.csrk_reorder = hows[h];
+                o.overflow = PSL_OVERFLOW_SATURATE;
+                psl_matrix *R = NULL, *B = NULL;
+                psl_dmatrix *dA = NULL;
+                CHECK_OK(psl_matrix_convert(&R, S, &o));
+                if (R)
+                    CHECK_OK(psl_dmatrix_upload(&dA, R, g_stream));
+                if (!dA) {
+                    psl_matrix_destroy(&R);
+                    continue;
+                }
+                psl_matrix_info ri, di;
+                CHECK_OK(psl_matrix_get_info(R, &ri));
+                CHECK_OK(psl_dmatrix_get_info(dA, &di));
+                CHECK(di.csrk_perm_bytes == 8 * (int64_t)ri.nrows && di.bytes == ri.bytes);
+                CHECK_OK(psl_dmatrix_download(&B, dA, g_stream));
+                if (B) {
+                    const int32_t *pa, *ia, *pb, *ib;
+                    CHECK_OK(psl_matrix_csrk_perm_view(R, &pa, &ia));
+                    CHECK_OK(psl_matrix_csrk_perm_view(B, &pb, &ib));
+                    CHECK(pa && pb && ia && ib &&
+                          memcmp(pa, pb, (size_t)ri.nrows * 4) == 0 &&
+                          memcmp(ia, ib, (size_t)ri.nrows * 4) == 0);
+                }
+                psl_matrix_destroy(&B);
+                for (int w = 0; w < 3; w++) {
+                    char name[160];
+                    snprintf(name, sizeof name, "%s, %s, %s values, %s vectors", specs[i],
+                             h ? "band-k" : "RCM", tname(TYPES[v]), tname(TYPES[w]));
+                    reordered_case(name, R, dA, TYPES[w], 1.5, -0.75, seed++);
+                    reordered_case(name, R, dA, TYPES[w], 1.0, 0.0, seed++);
+                    cases += 2;
+                }
+                psl_dmatrix_destroy(&dA);
+                psl_matrix_destroy(&R);
+            }
+        psl_matrix_destroy(&S);
+        psl_matrix_destroy(&A);
+    }
+    printf("  %d reordered products, psl_spmv's bits\n", cases);
+}
+
 TEST(model_and_mapping)
 {
     check_model_blocks();
@@ -872,6 +982,7 @@ static const psl_test_case tests[] = {
     {"empty_shapes", empty_shapes},
     {"shared_matrices", shared_matrices},
     {"csr_consumers_take_the_arrays", csr_consumers_take_the_arrays},
+    {"reordered", reordered},
 };
 
 static void finish(void) {}

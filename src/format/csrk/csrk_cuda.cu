@@ -11,7 +11,9 @@
  * arrays as they are, so that download gives the matrix back unchanged
  * (and psl_dmatrix_get_info describes it). Both are int32 arrays of about
  * rows / sizes entries: together under 1% of the CSR arrays for the sizes
- * of the models.
+ * of the models. A locality reordering's perm and inverse go up with the
+ * host's pointer arrays; its products gather x into a workspace in the
+ * stored order and scatter the rows back (psl_csrk_cuda_entry).
  */
 #include "format/csrk/csrk.h"
 #include "format/csr/csr.h"
@@ -74,12 +76,13 @@ extern "C" psl_status psl_cuda_csrk_upload(psl_dmatrix *d, const psl_matrix *A, 
                          "CSR-k matrix with value type %d cannot be uploaded (FP64, FP32 or "
                          "FP16)",
                          (int)A->value_type);
-    PSL_TRY(psl_dcopy(&d->d_csrk_own, A->payload,
-                      psl_csrk_ptr_count(A->C, A->nslices, A->sigma), sizeof(int32_t), s,
-                      "CSR-k pointers"));
+    PSL_TRY(psl_dcopy(&d->d_csrk_own, A->payload, psl_csrk_payload_count(A), sizeof(int32_t), s,
+                      "CSR-k pointers and reordering"));
     memset(&d->ck, 0, sizeof d->ck);
     if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0)
         return PSL_OK; /* psl_dspmv runs the scale kernel: no arrays read */
+    if (psl_csrk_reordered(A))
+        d->ck.perm = (const int32_t *)d->d_csrk_own + psl_csrk_ptr_count(A->C, A->nslices, A->sigma);
     PSL_TRY(psl_cuda_csr_arrays_upload(d, A, s));
     d->ck.row_ptr = d->d_row_ptr;
     d->ck.col = d->d_csr_col;
@@ -99,7 +102,8 @@ extern "C" psl_status psl_cuda_csrk_download(psl_matrix *A, const psl_dmatrix *d
     A->sigma = in->csrk_super_super_rows;
     A->csr_equiv_bytes = in->csr_bytes;
     PSL_TRY(psl_cuda_csr_download(A, d, s));
-    const int64_t cnt = psl_csrk_ptr_count(A->C, A->nslices, A->sigma);
+    A->perm_bytes = in->csrk_perm_bytes > 0 ? 4 : 0; /* before the count: perm and inv */
+    const int64_t cnt = psl_csrk_payload_count(A);
     if (cnt == 0)
         return PSL_OK;
     PSL_TRY(psl_alloc(&A->payload, (size_t)cnt, sizeof(int32_t), "CSR-k pointers"));
@@ -108,19 +112,71 @@ extern "C" psl_status psl_cuda_csrk_download(psl_matrix *A, const psl_dmatrix *d
     return PSL_CUDA_OK(cudaStreamSynchronize(s));
 }
 
+/* A reordered matrix's workspace: x and y in the stored order, each from a
+ * 256-byte boundary. */
+static size_t psl_csrk_half_bytes(const psl_dmatrix *d, psl_scalar vec_type)
+{
+    return ((size_t)d->ck.nrows * psl_scalar_size(vec_type) + 255) / 256 * 256;
+}
+
 extern "C" psl_status psl_cuda_csrk_workspace(const psl_dmatrix *d, psl_scalar vec_type,
                                               size_t *bytes)
 {
-    (void)d;
-    (void)vec_type;
-    *bytes = 0;
+    *bytes = d->ck.perm ? 2 * psl_csrk_half_bytes(d, vec_type) : 0;
     return PSL_OK;
 }
 
+/* dst[i] = src[perm[i]] (gather) or dst[perm[i]] = src[i] (scatter): the
+ * elements' bits moved, n of them. */
+template <typename E>
+__global__ void psl_csrk_move_kernel(E *__restrict__ dst, const E *__restrict__ src,
+                                     const int32_t *__restrict__ perm, int32_t n, bool scatter)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const int32_t p = perm[i];
+        if (scatter)
+            dst[p] = src[i];
+        else
+            dst[i] = src[p];
+    }
+}
+
+static psl_status psl_csrk_move(void *dst, const void *src, const int32_t *perm, int32_t n,
+                                size_t es, bool scatter, cudaStream_t s)
+{
+    const int threads = 256;
+    const int blocks = (int)((n + threads - 1) / threads < 65535 ? (n + threads - 1) / threads : 65535);
+    if (es == 8)
+        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint64_t *)dst, (const uint64_t *)src,
+                                                        perm, n, scatter);
+    else if (es == 4)
+        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint32_t *)dst, (const uint32_t *)src,
+                                                        perm, n, scatter);
+    else
+        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint16_t *)dst, (const uint16_t *)src,
+                                                        perm, n, scatter);
+    return psl_cuda_launch_status("CSR-k reordering");
+}
+
+/* Without a reordering the kernel on x and y. With one, as psl_spmv does
+ * on the host: x (and y's rows when beta != 0) gathered into the workspace
+ * in the stored order, the kernel there, its rows scattered back into y:
+ * y[perm[i]] = alpha (P A P^T P x)_i + beta y[perm[i]], the kernel's
+ * arithmetic, so the bits of the host's reordered product. */
 extern "C" psl_status psl_csrk_cuda_entry(const psl_dmatrix *dA, double alpha, const void *x,
                                           double beta, void *y, psl_scalar vec_type,
                                           void *workspace, struct CUstream_st *stream)
 {
-    (void)workspace;
-    return psl_cuda_csrk_spmv(dA, alpha, x, beta, y, vec_type, stream);
+    const int32_t *perm = dA->ck.perm;
+    if (!perm)
+        return psl_cuda_csrk_spmv(dA, alpha, x, beta, y, vec_type, stream);
+    cudaStream_t s = (cudaStream_t)stream;
+    const int32_t n = dA->ck.nrows;
+    const size_t es = psl_scalar_size(vec_type);
+    void *xs = workspace, *ys = (char *)workspace + psl_csrk_half_bytes(dA, vec_type);
+    PSL_TRY(psl_csrk_move(xs, x, perm, n, es, false, s));
+    if (beta != 0)
+        PSL_TRY(psl_csrk_move(ys, y, perm, n, es, false, s));
+    PSL_TRY(psl_cuda_csrk_spmv(dA, alpha, xs, beta, ys, vec_type, stream));
+    return psl_csrk_move(y, ys, perm, n, es, true, s);
 }

@@ -289,12 +289,6 @@ extern "C" psl_status psl_dmatrix_upload(psl_dmatrix **dA, const psl_matrix *A, 
     if (!ops || !ops->cuda_upload)
         return psl_error(PSL_ERR_NOT_SUPPORTED, "psl_dmatrix_upload: %s matrices have no device form",
                          ops ? ops->name : "unknown-format");
-    if (psl_format_reorder_perm(A))
-        return psl_error(PSL_ERR_UNSUPPORTED,
-                         "psl_dmatrix_upload: %s with a locality reordering has no device form "
-                         "yet; convert without --csrk-reorder (csrk_reorder = "
-                         "PSL_CSRK_REORDER_NONE)",
-                         ops->name);
     cudaStream_t s = (cudaStream_t)stream;
     psl_status st = PSL_OK;
     psl_dmatrix *d = NULL;

@@ -78,6 +78,8 @@ struct psl_dcsrk {
     int32_t nblocks; /* the grid: nssr, nsr, or rows / (block_rows x block_srs) rounded up */
     int32_t lanes, block_rows, block_srs; /* lanes 0: the stream kernel, a block of
                                               block_rows x block_srs threads */
+    const int32_t *perm; /* a locality reordering's perm (stored row -> the caller's),
+                            NULL without one */
 };
 
 /*
