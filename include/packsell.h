@@ -826,11 +826,27 @@ typedef struct psl_device_model {
                                values above 16 (the kernels' largest) count as 16 */
 } psl_device_model;
 
+/* The CPU as psl_choose_format_cpu's cost model sees it (the kernel
+ * classes' fitted rates are the chooser's own CPU table,
+ * src/format/choose_cpu.c). Plain data: fill it with psl_cpu_model_default
+ * and set threads and read_gbs to those of the host. */
+typedef struct psl_cpu_model {
+    char name[64];     /* informative; not read by the model */
+    int32_t threads;   /* OpenMP threads of the products (>= 1) */
+    double read_gbs;   /* the host's read bandwidth with those threads, GB/s (10^9 bytes
+                          read per second; finite, > 0), as `packsell bench --device cpu`
+                          measures it */
+    int64_t llc_bytes; /* last-level cache bytes (>= 0): a matrix whose bytes and
+                          vectors fill at most half of it is read from it between
+                          products */
+} psl_cpu_model;
+
 #define PSL_CHOICE_MAX 3 /* candidates per precision */
 
 /* One candidate of psl_choose_format with the cost model's view of it on
- * the GPU (psl_dspmv; CSR is cuSPARSE). Slice widths are in words
- * (PackSELL, dummies included) or entries (SELL); 0 for CSR. */
+ * the GPU (psl_dspmv; CSR is cuSPARSE), or of psl_choose_format_cpu on the
+ * CPU (psl_spmv's OpenMP kernels). Slice widths are in words (PackSELL,
+ * dummies included) or entries (SELL); 0 for CSR. */
 typedef struct psl_candidate {
     psl_convert_options opt;  /* ready for psl_matrix_convert */
     psl_scalar vec_type;      /* vector type the prediction assumes */
@@ -844,7 +860,9 @@ typedef struct psl_candidate {
     int64_t max_width;        /* widest slice */
     int64_t sum_width;        /* sum of the slice widths (stored / C) */
     double bandwidth_us;      /* streaming part of the prediction */
-    double latency_us;        /* critical path of the widest slices (0 for CSR) */
+    double latency_us;        /* GPU: critical path of the widest slices (0 for CSR);
+                                 CPU: the instructions' time (words and rows per
+                                 thread) */
     double predicted_us;      /* launch + max(bandwidth_us, latency_us) */
 } psl_candidate;
 
@@ -867,7 +885,9 @@ typedef struct psl_choice {
     int32_t delta_bits[2];    /* ... their D */
     int64_t delta_dummies[2]; /* ... the dummy words each D adds */
     int64_t delta_bytes[2];   /* ... the PackSELL bytes with each D */
-    psl_device_model device;  /* the device model the predictions are for */
+    psl_device_model device;  /* the device model the predictions are for (GPU) */
+    int32_t on_cpu;           /* 1: psl_choose_format_cpu's choice, for `cpu` */
+    psl_cpu_model cpu;        /* ... the CPU model (zero for a GPU choice) */
 } psl_choice;
 
 /* The default model in *m: the H200 the chooser's constants were fitted
@@ -924,6 +944,29 @@ psl_status psl_device_model_query(psl_device_model *m, int device, int measure_b
  * its row and column); *choice is then left untouched. */
 psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
                              const psl_device_model *model, psl_choice *choice);
+
+/* The default CPU model in *m: the 2-core development machine (AMD EPYC,
+ * Zen 4) the CPU constants were fitted on -- 2 threads, read_gbs 35, an
+ * L3 of 32 MiB; name "2-core AMD EPYC (default CPU model)".
+ * psl_choose_format_cpu with a NULL model uses it.
+ *   m  out: the model (host memory)
+ * Errors: PSL_ERR_NULL_POINTER (m NULL). */
+psl_status psl_cpu_model_default(psl_cpu_model *m);
+
+/* psl_choose_format for SpMV on the CPU (psl_spmv): the same candidates
+ * (CSR the library's kernel), each predicted by the CPU cost model of
+ * `model` (NULL: psl_cpu_model_default): launch + max(bytes / (eff x
+ * read bandwidth, or x llc_speedup when the matrix and vectors fit half the
+ * last-level cache), (stored words x ns_word + rows x ns_row) / threads),
+ * with eff, ns_word and ns_row fitted per kernel class (src/format/
+ * choose_cpu.c). Nothing is timed; deterministic for a given model.
+ *   csr     the matrix (host, FP64 CSR; not modified)
+ *   prec    the value precision asked for
+ *   model   the CPU (host memory, read only; NULL for the default)
+ *   choice  out: the candidates, their predictions and the pick (on_cpu 1)
+ * Errors: as psl_choose_format (a model field out of its range is named). */
+psl_status psl_choose_format_cpu(const psl_matrix *csr, psl_precision prec,
+                                 const psl_cpu_model *model, psl_choice *choice);
 
 /* Lowercase name of a precision ("fp16", "fp32", "fp64"; "?" if invalid). */
 const char *psl_precision_name(psl_precision prec);

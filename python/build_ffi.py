@@ -134,6 +134,10 @@ typedef struct psl_choice {
 } psl_choice;
 psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
                              const psl_device_model *model, psl_choice *choice);
+typedef struct psl_cpu_model { char name[...]; int32_t threads; double read_gbs; ...; } psl_cpu_model;
+psl_status psl_cpu_model_default(psl_cpu_model *m);
+psl_status psl_choose_format_cpu(const psl_matrix *csr, psl_precision prec,
+                                 const psl_cpu_model *model, psl_choice *choice);
 
 psl_status psl_spmv(double alpha, const psl_matrix *A, const void *x,
                     double beta, void *y, psl_scalar vec_type);

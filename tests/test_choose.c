@@ -9,7 +9,8 @@
  * device model: the default is the documented H200 and equals NULL; a
  * smaller device (bandwidth, L2, warps, SMs, clusters) changes the
  * predictions and picks that depend on it as the model says; bad models
- * and psl_device_model_query's errors.
+ * and psl_device_model_query's errors. The CPU chooser: the same
+ * candidates with the library's CSR, its roofline, and its model's errors.
  */
 #include "internal.h"
 #include "harness.h"
@@ -606,6 +607,96 @@ TEST(bad_device_model)
     psl_matrix_destroy(&A);
 }
 
+/* The CPU chooser: the GPU's candidates with the library's CSR (its name
+ * and host layout: 64-bit offsets), each prediction the model's roofline
+ * computed here from the candidate's own figures; NULL is the default
+ * model; deterministic; a host with much bandwidth per thread picks the
+ * cheapest instructions, a starved one the fewest bytes; bad models are
+ * named and leave *choice untouched. */
+TEST(cpu_model)
+{
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "hpcg:5:5:5"));
+    if (!A)
+        return;
+    psl_cpu_model def;
+    CHECK_OK(psl_cpu_model_default(&def));
+    CHECK(def.threads == 2 && def.read_gbs == 35.0 && def.llc_bytes == 32 << 20 &&
+          strstr(def.name, "default CPU model") != NULL);
+    const psl_precision precs[3] = {PSL_PREC_FP16, PSL_PREC_FP32, PSL_PREC_FP64};
+    for (int i = 0; i < 3; i++) {
+        psl_choice c, d, g;
+        CHECK_OK(psl_choose_format_cpu(A, precs[i], NULL, &c));
+        CHECK_OK(psl_choose_format_cpu(A, precs[i], &def, &d));
+        CHECK_OK(psl_choose_format(A, precs[i], NULL, &g));
+        CHECK(c.on_cpu == 1 && g.on_cpu == 0 && same_choice(&c, &d));
+        CHECK(strcmp(c.cpu.name, def.name) == 0 && c.cpu.threads == 2);
+        CHECK(c.ncandidates == g.ncandidates);
+        for (int k = 0; k < c.ncandidates; k++) {
+            const psl_candidate *ck = &c.candidates[k], *gk = &g.candidates[k];
+            CHECK(ck->opt.format == gk->opt.format && ck->vec_type == gk->vec_type);
+            if (ck->opt.format == PSL_FORMAT_CSR) {
+                char want[32];
+                snprintf(want, sizeof want, "csr-%s", psl_scalar_name(ck->opt.value_type));
+                CHECK_MSG(strcmp(ck->kernel, want) == 0, "CPU CSR kernel %s", ck->kernel);
+                const int64_t vs = (int64_t)psl_scalar_size(ck->opt.value_type);
+                CHECK(ck->bytes == ((int64_t)A->nrows + 1) * 8 + A->nnz * (4 + vs));
+            } else {
+                CHECK(ck->bytes == gk->bytes && ck->sum_width == gk->sum_width);
+            }
+            /* the roofline: launch + max(bandwidth, compute), both positive */
+            CHECK(ck->bandwidth_us > 0 && ck->latency_us > 0 &&
+                  ck->predicted_us > fmax(ck->bandwidth_us, ck->latency_us) &&
+                  ck->predicted_us < fmax(ck->bandwidth_us, ck->latency_us) + 100);
+            if (k != c.pick)
+                CHECK(c.candidates[c.pick].predicted_us <= ck->predicted_us);
+        }
+    }
+    /* memory-starved: the fewest bytes (PackSELL FP16); bandwidth to spare:
+     * every candidate bound by its instructions */
+    psl_cpu_model slow = def, fast = def;
+    slow.read_gbs = 0.01;
+    slow.llc_bytes = 0;
+    fast.read_gbs = 1e6;
+    psl_choice cs, cf;
+    CHECK_OK(psl_choose_format_cpu(A, PSL_PREC_FP16, &slow, &cs));
+    CHECK_MSG(cs.candidates[cs.pick].opt.format == PSL_FORMAT_PACKSELL, "starved pick %s",
+              cs.candidates[cs.pick].kernel);
+    CHECK_OK(psl_choose_format_cpu(A, PSL_PREC_FP16, &fast, &cf));
+    for (int k = 0; k < cf.ncandidates; k++)
+        CHECK(cf.candidates[k].latency_us > cf.candidates[k].bandwidth_us);
+    /* more threads: compute shrinks in proportion */
+    psl_cpu_model many = def;
+    many.threads = 8;
+    psl_choice cm, c2;
+    CHECK_OK(psl_choose_format_cpu(A, PSL_PREC_FP64, &many, &cm));
+    CHECK_OK(psl_choose_format_cpu(A, PSL_PREC_FP64, &def, &c2));
+    for (int k = 0; k < cm.ncandidates; k++)
+        CHECK(rel_eq(cm.candidates[k].latency_us * 4, c2.candidates[k].latency_us));
+    /* bad models */
+    struct {
+        const char *field;
+        psl_cpu_model m;
+    } bad[5];
+    for (int i = 0; i < 5; i++)
+        bad[i].m = def;
+    bad[0].field = "threads", bad[0].m.threads = 0;
+    bad[1].field = "read_gbs", bad[1].m.read_gbs = 0;
+    bad[2].field = "read_gbs", bad[2].m.read_gbs = NAN;
+    bad[3].field = "read_gbs", bad[3].m.read_gbs = INFINITY;
+    bad[4].field = "llc_bytes", bad[4].m.llc_bytes = -1;
+    for (int i = 0; i < 5; i++) {
+        psl_choice c;
+        memset(&c, 0x77, sizeof c);
+        CHECK_ST(psl_choose_format_cpu(A, PSL_PREC_FP32, &bad[i].m, &c), PSL_ERR_INVALID_VALUE);
+        CHECK_MSG(strstr(psl_last_error_message(), bad[i].field) != NULL, "%s: %s",
+                  bad[i].field, psl_last_error_message());
+        CHECK(((unsigned char *)&c)[0] == 0x77 && ((unsigned char *)&c)[sizeof c - 1] == 0x77);
+    }
+    CHECK_ST(psl_cpu_model_default(NULL), PSL_ERR_NULL_POINTER);
+    psl_matrix_destroy(&A);
+}
+
 /* psl_device_model_query: not supported without CUDA, an error without a
  * device, else the device's figures; *m untouched on error. */
 TEST(device_model_query)
@@ -643,5 +734,6 @@ static const psl_test_case tests[] = {
     {"clusters_change_the_pick", clusters_change_the_pick},
     {"bad_device_model", bad_device_model},
     {"device_model_query", device_model_query},
+    {"cpu_model", cpu_model},
 };
 PSL_TEST_MAIN(tests)

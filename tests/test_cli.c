@@ -1117,17 +1117,31 @@ TEST(choose_and_auto)
     }
     psl_matrix_destroy(&A);
 
-    /* --device cpu: the default model, printed and recorded in the JSON;
-     * an unknown device is a usage error */
-    CHECK_MSG(run("choose %s --precision fp16 --device cpu --json '%s'", src,
-                  tmp("choose-dev.json")) == 0, "%s", err_text);
+    /* no --device: the default H200 model, printed and recorded in the JSON;
+     * --device cpu: this host's CPU model (threads, the read bandwidth
+     * measured), its candidates the library's CSR; an unknown device is a
+     * usage error */
+    CHECK_MSG(run("choose %s --precision fp16 --json '%s'", src, tmp("choose-dev.json")) == 0,
+              "%s", err_text);
     CHECK(strstr(out_text, "H200 (default model)") && strstr(out_text, "4258.0 GB/s"));
     {
         char json[1 << 14];
         slurp(tmp("choose-dev.json"), json, sizeof json);
         CHECK(json_valid(json) && json_num(json, "sm_count") == 132 &&
               json_num(json, "threads_per_sm") == 2048 && json_num(json, "l2_bytes") == 5e7 &&
-              json_num(json, "copy_gbs") == 4258 && json_num(json, "cluster_max") == 16);
+              json_num(json, "copy_gbs") == 4258 && json_num(json, "cluster_max") == 16 &&
+              json_has_str(json, "target", "cuda"));
+    }
+    CHECK_MSG(run("choose %s --device cpu --json '%s'", src, tmp("choose-cpu.json")) == 0, "%s",
+              err_text);
+    CHECK(strstr(out_text, "predicted times are for the CPU") && strstr(out_text, "threads") &&
+          strstr(out_text, "on the CPU") && strstr(out_text, "csr-fp64") &&
+          !strstr(out_text, "cusparse"));
+    {
+        char json[1 << 15];
+        slurp(tmp("choose-cpu.json"), json, sizeof json);
+        CHECK(json_valid(json) && json_has_str(json, "target", "cpu") &&
+              json_num(json, "threads") >= 1 && json_num(json, "read_gbs") > 0);
     }
     CHECK(run("choose %s --device tpu", src) == 2 && strstr(err_text, "cpu or cuda"));
 

@@ -4,9 +4,13 @@
  * candidate's predicted GPU time and the pick of psl_choose_format) and the
  * helpers behind --format auto of info, convert and spmv.
  */
+#include "bench_bw.h"
 #include "cli.h"
 
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int cli_precision_parse(const char *s, psl_precision *out)
 {
@@ -19,22 +23,74 @@ int cli_precision_parse(const char *s, psl_precision *out)
     return -1;
 }
 
-int cli_device_model(const char *cmd, const char *device, psl_device_model *m)
+/* The host's read bandwidth with the current OpenMP threads: the median
+ * of 5 passes of bench --device cpu's read kernel over its default buffer
+ * (after one untimed); <= 0 when it could not be measured. */
+static double host_read_gbs(void)
 {
-    psl_status st = cli_device_is_cuda(device) ? psl_device_model_query(m, -1, 1)
-                                               : psl_device_model_default(m);
+    bench_read_buf b;
+    if (bench_read_alloc(&b, bench_read_default_bytes()) != 0)
+        return -1;
+    double t[5];
+    int ok = bench_read_pass(&b) >= 0;
+    for (int i = 0; i < 5 && ok; i++)
+        ok = (t[i] = bench_read_pass(&b)) > 0;
+    double gbs = -1;
+    if (ok) {
+        for (int i = 0; i < 5; i++) /* sort the five */
+            for (int k = i + 1; k < 5; k++)
+                if (t[k] < t[i]) {
+                    double s = t[i];
+                    t[i] = t[k];
+                    t[k] = s;
+                }
+        gbs = bench_gbs((double)b.n * sizeof(double), t[2]);
+    }
+    bench_read_free(&b);
+    return gbs;
+}
+
+int cli_chooser_for(const char *cmd, const char *device, int cpu_default, cli_chooser *t)
+{
+    memset(t, 0, sizeof *t);
+    psl_status st;
+    if (cli_device_is_cuda(device)) {
+        st = psl_device_model_query(&t->gpu, -1, 1);
+    } else if (device ? cli_same(device, "cpu") : cpu_default) {
+        t->on_cpu = 1;
+        st = psl_cpu_model_default(&t->cpu);
+#ifdef _OPENMP
+        t->cpu.threads = omp_get_max_threads();
+#else
+        t->cpu.threads = 1;
+#endif
+        const double gbs = host_read_gbs();
+        if (gbs > 0)
+            t->cpu.read_gbs = gbs;
+        bench_cpu_model(t->cpu.name, sizeof t->cpu.name);
+    } else {
+        st = psl_device_model_default(&t->gpu);
+    }
     return st == PSL_OK ? CLI_OK : cli_lib_error(cmd, st);
 }
 
+psl_status cli_choose(const cli_chooser *t, const psl_matrix *A, psl_precision prec,
+                      psl_choice *choice)
+{
+    if (t && t->on_cpu)
+        return psl_choose_format_cpu(A, prec, &t->cpu, choice);
+    return psl_choose_format(A, prec, t ? &t->gpu : NULL, choice);
+}
+
 int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
-                     const psl_device_model *model, psl_matrix **A, psl_choice *choice,
+                     const cli_chooser *target, psl_matrix **A, psl_choice *choice,
                      double *seconds)
 {
     psl_precision prec;
     if (cli_precision_parse(fa->precision, &prec) != 0) /* checked by cli_format_options */
         return cli_usage_error(cmd, "unknown --precision '%s'", fa->precision);
     double t0 = cli_now();
-    psl_status st = psl_choose_format(*A, prec, model, choice);
+    psl_status st = cli_choose(target, *A, prec, choice);
     if (st != PSL_OK)
         return cli_lib_error(cmd, st);
     psl_convert_options o = choice->opt;
@@ -85,9 +141,9 @@ void cli_choice_print(FILE *f, const psl_choice *c)
                 k->bandwidth_us, k->latency_us, k->predicted_us, i == c->pick ? "  <- pick" : "");
     }
     const psl_candidate *p = &c->candidates[c->pick];
-    fprintf(f, "  pick: %s (%s vectors), predicted %.2f us on the GPU\n",
+    fprintf(f, "  pick: %s (%s vectors), predicted %.2f us on the %s\n",
             options_name(&p->opt, name, sizeof name), psl_scalar_name(p->vec_type),
-            p->predicted_us);
+            p->predicted_us, c->on_cpu ? "CPU" : "GPU");
 }
 
 void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
@@ -99,6 +155,15 @@ void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c)
     cli_json_string(j, "pick", options_name(&p->opt, name, sizeof name));
     cli_json_string(j, "pick_kernel", p->kernel);
     cli_json_string(j, "pick_vectors", psl_scalar_name(p->vec_type));
+    cli_json_string(j, "target", c->on_cpu ? "cpu" : "cuda");
+    if (c->on_cpu) {
+        cli_json_begin_object(j, "cpu_model");
+        cli_json_string(j, "name", c->cpu.name);
+        cli_json_int(j, "threads", c->cpu.threads);
+        cli_json_double(j, "read_gbs", c->cpu.read_gbs);
+        cli_json_int(j, "llc_bytes", c->cpu.llc_bytes);
+        cli_json_end_object(j);
+    }
     cli_json_begin_object(j, "device_model");
     cli_json_string(j, "name", c->device.name);
     cli_json_int(j, "sm_count", c->device.sm_count);
@@ -149,7 +214,7 @@ static void usage(void)
     printf("Usage: packsell choose MATRIX [--precision fp16|fp32|fp64] [--device cpu|cuda]\n"
            "                       [--json FILE]\n"
            "\n"
-           "Pick the storage format for GPU SpMV at a value precision, as --format auto\n"
+           "Pick the storage format for SpMV at a value precision, as --format auto\n"
            "does: PackSELL (with the best delta bits D for the codec), our SELL, or CSR\n"
            "(cuSPARSE), from cheap statistics -- nonzeros, rows, row-length spread (RSD),\n"
            "the widest slice, the dummy words each D adds, bytes -- and a cost model of\n"
@@ -157,6 +222,10 @@ static void usage(void)
            "latency of the widest slices for one-thread-per-row sliced kernels): the\n"
            "H200 the model was fitted on, or with --device cuda the current CUDA\n"
            "device (its SMs, L2 and clusters, and its copy bandwidth, measured once).\n"
+           "With --device cpu the pick is for the CPU kernels (psl_spmv, CSR the\n"
+           "library's): a roofline of this host -- the OpenMP threads, the read\n"
+           "bandwidth measured with them, per-word and per-row kernel costs fitted on\n"
+           "the development machine (psl_choose_format_cpu).\n"
            "Nothing else is timed. Prints each candidate's predicted time and the pick.\n"
            "\n"
            "Candidates: fp16: PackSELL FP16 (BF16 when a value is beyond FP16's range),\n"
@@ -167,7 +236,8 @@ static void usage(void)
            "\n"
            "Options:\n"
            "      --precision P    fp16, fp32 or fp64 (default: all three)\n"
-           "      --device D       cpu (default: the H200 model) or cuda (this device)\n"
+           "      --device D       cuda (this device) or cpu (this host's CPU model);\n"
+           "                       default: the H200 model\n"
            "      --json FILE      also write the statistics and choices as JSON\n"
            "  -h, --help           this help\n"
            "\n"
@@ -227,8 +297,8 @@ int cmd_choose(int argc, char **argv)
     const char *device = cli_find(opts, nopts, "--device")->value;
     if ((rc = cli_check_device(cmd, device)) != 0)
         return rc;
-    psl_device_model model;
-    if ((rc = cli_device_model(cmd, device, &model)) != 0)
+    cli_chooser model;
+    if ((rc = cli_chooser_for(cmd, device, 0, &model)) != 0)
         return rc;
     psl_convert_options csr;
     psl_convert_options_init(&csr);
@@ -239,7 +309,7 @@ int cmd_choose(int argc, char **argv)
     psl_choice ch[3];
     double t0 = cli_now();
     for (int i = 0; i < n && rc == CLI_OK; i++) {
-        psl_status st = psl_choose_format(A, precs[i], &model, &ch[i]);
+        psl_status st = cli_choose(&model, A, precs[i], &ch[i]);
         if (st != PSL_OK)
             rc = cli_lib_error(cmd, st);
     }
@@ -250,11 +320,17 @@ int cmd_choose(int argc, char **argv)
                pos[0], (int)ch[0].nrows, (int)ch[0].ncols, (long long)ch[0].nnz,
                (int)ch[0].max_row_nnz, ch[0].mean_row_nnz, ch[0].rsd, (long long)ch[0].kleft,
                ch[0].max_abs);
-        printf("predicted times are for %s: %d SMs x %d threads, L2 %.1f MB, copy %.1f GB/s "
-               "(%s)\n",
-               model.name, (int)model.sm_count, (int)model.threads_per_sm,
-               (double)model.l2_bytes * 1e-6, model.copy_gbs,
-               model.copy_measured ? "measured" : "the default model's");
+        if (model.on_cpu)
+            printf("predicted times are for the CPU %s: %d threads, read bandwidth %.1f GB/s, "
+                   "L3 %.1f MB (the CPU model's kernel rates)\n",
+                   model.cpu.name, (int)model.cpu.threads, model.cpu.read_gbs,
+                   (double)model.cpu.llc_bytes * 1e-6);
+        else
+            printf("predicted times are for %s: %d SMs x %d threads, L2 %.1f MB, copy %.1f GB/s "
+                   "(%s)\n",
+                   model.gpu.name, (int)model.gpu.sm_count, (int)model.gpu.threads_per_sm,
+                   (double)model.gpu.l2_bytes * 1e-6, model.gpu.copy_gbs,
+                   model.gpu.copy_measured ? "measured" : "the default model's");
         printf("load %.3f s, choose %.3f s\n", load_s + conv_s, choose_s);
         for (int i = 0; i < n; i++)
             cli_choice_print(stdout, &ch[i]);

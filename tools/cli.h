@@ -162,21 +162,33 @@ struct cli_json; /* the JSON writer, below */
 /* --format auto (chooser.c): whether it was asked for; "fp16"/"fp32"/"fp64"
  * into *out (0, or -1 if unknown). cli_format_options leaves opt at CSR FP64
  * for auto (so cli_load_matrix gives the chooser's input) with --permute and
- * --overflow parsed; cli_auto_convert then chooses for model (NULL: the
- * default) and converts *A in place (its seconds added to *seconds) and
+ * --overflow parsed; cli_auto_convert then chooses for target (NULL: the
+ * default GPU model) and converts *A in place (its seconds added to *seconds) and
  * fills *choice. */
 int cli_format_is_auto(const cli_format_args *fa);
 /* Case-insensitive string equality (option values of the command). */
 int cli_same(const char *a, const char *b);
 int cli_precision_parse(const char *s, psl_precision *out);
+/* What --format auto chooses for: the GPU (psl_choose_format with gpu) or
+ * the CPU (psl_choose_format_cpu with cpu). */
+typedef struct cli_chooser {
+    int on_cpu;
+    psl_device_model gpu;
+    psl_cpu_model cpu;
+} cli_chooser;
 int cli_auto_convert(const char *cmd, const cli_format_args *fa, const psl_convert_options *opt,
-                     const psl_device_model *model, psl_matrix **A, psl_choice *choice,
+                     const cli_chooser *target, psl_matrix **A, psl_choice *choice,
                      double *seconds);
-/* The chooser's device model for --device (checked by cli_check_device):
- * with cuda the current device's, its copy bandwidth measured; otherwise
- * (cpu, none) the default H200 model. Prints the error; CLI_OK or
- * CLI_RUNTIME. */
-int cli_device_model(const char *cmd, const char *device, psl_device_model *m);
+/* The chooser's target for --device (checked by cli_check_device): cuda,
+ * the current device's model, its copy bandwidth measured; cpu (or none
+ * when cpu_default), the CPU model of this host: the OpenMP threads and
+ * the read bandwidth measured with them (as bench --device cpu measures
+ * it), the default model's L3; none otherwise, the default H200 model.
+ * Prints the error; CLI_OK or CLI_RUNTIME. */
+int cli_chooser_for(const char *cmd, const char *device, int cpu_default, cli_chooser *t);
+/* The choice of t for prec on A. */
+psl_status cli_choose(const cli_chooser *t, const psl_matrix *A, psl_precision prec,
+                      psl_choice *choice);
 /* A choice as readable lines on f / as a JSON object under key. */
 void cli_choice_print(FILE *f, const psl_choice *c);
 void cli_choice_json(struct cli_json *j, const char *key, const psl_choice *c);

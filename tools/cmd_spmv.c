@@ -29,7 +29,9 @@ static void usage(void)
            "      --alpha A        default 1\n"
            "      --beta B         default 0 (y0 is not read)\n"
            "      --y0 FILE        initial y (length = rows), required when B != 0\n"
-           "      --device D       cpu (default) or cuda\n"
+           "      --device D       cpu (default) or cuda; --format auto picks for it\n"
+           "                       (cpu: the CPU model of this host, its read\n"
+           "                       bandwidth measured first)\n"
            "  -h, --help           this help\n"
            CLI_FORMAT_HELP
            "  (For --format packsell, --values defaults to fp16.)\n"
@@ -163,8 +165,8 @@ int cmd_spmv(int argc, char **argv)
         goto done;
     if (cli_format_is_auto(&a.fa)) {
         psl_choice choice;
-        psl_device_model model;
-        if ((rc = cli_device_model(cmd, a.device, &model)) != 0 ||
+        cli_chooser model;
+        if ((rc = cli_chooser_for(cmd, a.device, 1, &model)) != 0 ||
             (rc = cli_auto_convert(cmd, &a.fa, &a.opt, &model, &A, &choice, &conv_s)) != 0)
             goto done;
         if (!a.vec_given)

@@ -48,6 +48,7 @@
  * The chooser.
  */
 #include "build.h"
+#include "format/choose.h"
 #include "format/gpu_rules.h"
 
 #include <stdio.h>
@@ -213,7 +214,7 @@ static psl_convert_options sliced_options(psl_format f)
 /* A SELL or PackSELL candidate: dry-run layout, bytes, widths, prediction. */
 static psl_status sliced_candidate(const psl_matrix *src, const psl_convert_options *opt,
                                    psl_scalar vec, const char *kernel, const char *model,
-                                   const device_terms *dev, psl_candidate *c)
+                                   const psl_pricer *pr, psl_candidate *c)
 {
     psl_matrix *A = NULL;
     psl_matrix_info info;
@@ -238,27 +239,31 @@ static psl_status sliced_candidate(const psl_matrix *src, const psl_convert_opti
             c->max_width = w;
     }
     c->sum_width = A->stored / A->C;
-    predict(c, src->nrows, dev);
+    pr->price(c, src, pr->ctx);
 done:
     psl_matrix_destroy(&A);
     return st;
 }
 
-/* The CSR candidate (cuSPARSE on the device) with values of type t. */
-static void csr_candidate(const psl_matrix *src, psl_scalar t, const char *kernel,
-                          const char *model, const device_terms *dev, psl_candidate *c)
+/* The CSR candidate with values of type t: cuSPARSE on the device (its
+ * layout: 32-bit offsets and columns when they fit), the library's kernel
+ * on the CPU (64-bit offsets, 32-bit columns). */
+static void csr_candidate(const psl_matrix *src, psl_scalar t, const char *model,
+                          const psl_pricer *pr, psl_candidate *c)
 {
     memset(c, 0, sizeof *c);
     psl_convert_options_init(&c->opt);
     c->opt.format = PSL_FORMAT_CSR;
     c->opt.value_type = t;
     c->vec_type = t;
-    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->kernel, sizeof c->kernel, "%scsr-%s", pr->cpu ? "" : "cusparse-",
+             psl_scalar_name(t));
     snprintf(c->model, sizeof c->model, "%s", model);
-    int64_t idx = src->nnz > INT32_MAX ? 8 : 4; /* the device CSR's index width */
-    c->bytes = ((int64_t)src->nrows + 1) * idx + src->nnz * (idx + (int64_t)psl_scalar_size(t));
+    const int64_t idx = src->nnz > INT32_MAX ? 8 : 4;
+    const int64_t off = pr->cpu ? 8 : idx;
+    c->bytes = ((int64_t)src->nrows + 1) * off + src->nnz * (idx + (int64_t)psl_scalar_size(t));
     c->vector_bytes = (int64_t)psl_scalar_size(t) * ((int64_t)src->nrows + src->ncols);
-    predict(c, src->nrows, dev);
+    pr->price(c, src, pr->ctx);
 }
 
 /* Whether v fits codec c (no overflow under the error policy). */
@@ -284,7 +289,7 @@ static psl_status overflow_error(const psl_matrix *src, double maxabs, const cha
 }
 
 /* The FP16 candidates: PackSELL and SELL in FP16 (BF16 beyond FP16's range), CSR FP32. */
-static psl_status fp16_candidates(const psl_matrix *src, const device_terms *dev,
+static psl_status fp16_candidates(const psl_matrix *src, const psl_pricer *dev,
                                   psl_choice *ch)
 {
     bool bf = !codec_holds(PSL_CODEC_FP16, ch->max_abs);
@@ -302,15 +307,15 @@ static psl_status fp16_candidates(const psl_matrix *src, const device_terms *dev
     s.value_type = bf ? PSL_BF16 : PSL_FP16;
     PSL_TRY(sliced_candidate(src, &s, PSL_FP16, bf ? "sell-bf16" : "sell-fp16", "sell16", dev,
                              &ch->candidates[1]));
-    /* the library's CSR holds FP32 values; cuSPARSE runs them with FP32 vectors */
-    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", dev, &ch->candidates[2]);
+    /* the library's CSR holds FP32 values; its kernels run them with FP32 vectors */
+    csr_candidate(src, PSL_FP32, "csr32", dev, &ch->candidates[2]);
     ch->ncandidates = 3;
     return PSL_OK;
 }
 
 /* The FP32 candidates: PackSELL E8MY with the D in {1, 2} of fewer bytes
  * (D = 1 on a tie: one more mantissa bit), SELL FP32, CSR FP32. */
-static psl_status fp32_candidates(const psl_matrix *src, const device_terms *dev,
+static psl_status fp32_candidates(const psl_matrix *src, const psl_pricer *dev,
                                   psl_choice *ch)
 {
     static const int32_t ds[2] = {1, 2};
@@ -343,26 +348,32 @@ static psl_status fp32_candidates(const psl_matrix *src, const device_terms *dev
     s.value_type = PSL_FP32;
     PSL_TRY(sliced_candidate(src, &s, PSL_FP32, "sell-fp32", "sell32", dev,
                              &ch->candidates[k++]));
-    csr_candidate(src, PSL_FP32, "cusparse-csr-fp32", "csr32", dev, &ch->candidates[k++]);
+    csr_candidate(src, PSL_FP32, "csr32", dev, &ch->candidates[k++]);
     ch->ncandidates = k;
     return PSL_OK;
 }
 
 /* The FP64 candidates: SELL FP64, CSR FP64. */
-static psl_status fp64_candidates(const psl_matrix *src, const device_terms *dev,
+static psl_status fp64_candidates(const psl_matrix *src, const psl_pricer *dev,
                                   psl_choice *ch)
 {
     psl_convert_options s = sliced_options(PSL_FORMAT_SELL);
     s.value_type = PSL_FP64;
     PSL_TRY(sliced_candidate(src, &s, PSL_FP64, "sell-fp64", "sell64", dev,
                              &ch->candidates[0]));
-    csr_candidate(src, PSL_FP64, "cusparse-csr-fp64", "csr64", dev, &ch->candidates[1]);
+    csr_candidate(src, PSL_FP64, "csr64", dev, &ch->candidates[1]);
     ch->ncandidates = 2;
     return PSL_OK;
 }
 
-psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
-                             const psl_device_model *model, psl_choice *choice)
+/* The GPU's price of a candidate (predict on the device terms in ctx). */
+static void gpu_price(psl_candidate *c, const psl_matrix *src, const void *ctx)
+{
+    predict(c, src->nrows, (const device_terms *)ctx);
+}
+
+psl_status psl_choose_with(const psl_matrix *csr, psl_precision prec, const psl_pricer *pr,
+                           psl_choice *choice)
 {
     PSL_TRY(psl_matrix_check(csr));
     if (!choice)
@@ -377,14 +388,9 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
         return psl_error(PSL_ERR_INVALID_VALUE,
                          "precision %d is not a psl_precision (PSL_PREC_FP16, _FP32 or _FP64)",
                          (int)prec);
-    device_terms dev;
-    PSL_TRY(device_terms_of(model ? model : &default_model, &dev));
-
     psl_choice ch; /* filled here; copied out only on success */
     memset(&ch, 0, sizeof ch);
     ch.precision = prec;
-    ch.device = model ? *model : default_model;
-    ch.device.name[sizeof ch.device.name - 1] = '\0';
     ch.nrows = csr->nrows;
     ch.ncols = csr->ncols;
     ch.nnz = csr->nnz;
@@ -400,9 +406,9 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
         maxabs = fmax(maxabs, fabs(v[k]));
     ch.max_abs = maxabs;
 
-    psl_status st = prec == PSL_PREC_FP16   ? fp16_candidates(csr, &dev, &ch)
-                    : prec == PSL_PREC_FP32 ? fp32_candidates(csr, &dev, &ch)
-                                            : fp64_candidates(csr, &dev, &ch);
+    psl_status st = prec == PSL_PREC_FP16   ? fp16_candidates(csr, pr, &ch)
+                    : prec == PSL_PREC_FP32 ? fp32_candidates(csr, pr, &ch)
+                                            : fp64_candidates(csr, pr, &ch);
     if (st != PSL_OK)
         return st;
     ch.pick = 0; /* the smallest prediction; ties keep the earlier candidate */
@@ -411,8 +417,21 @@ psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
             ch.pick = i;
     ch.opt = ch.candidates[ch.pick].opt;
     ch.vec_type = ch.candidates[ch.pick].vec_type;
-    psl_trace("choose: %s precision on %s -> %s (%.2f us predicted)", psl_precision_name(prec),
-              ch.device.name, ch.candidates[ch.pick].kernel, ch.candidates[ch.pick].predicted_us);
     *choice = ch;
+    return PSL_OK;
+}
+
+psl_status psl_choose_format(const psl_matrix *csr, psl_precision prec,
+                             const psl_device_model *model, psl_choice *choice)
+{
+    device_terms dev;
+    PSL_TRY(device_terms_of(model ? model : &default_model, &dev));
+    const psl_pricer pr = {gpu_price, &dev, 0};
+    PSL_TRY(psl_choose_with(csr, prec, &pr, choice));
+    choice->device = model ? *model : default_model;
+    choice->device.name[sizeof choice->device.name - 1] = '\0';
+    const psl_candidate *p = &choice->candidates[choice->pick];
+    psl_trace("choose: %s precision on %s -> %s (%.2f us predicted)", psl_precision_name(prec),
+              choice->device.name, p->kernel, p->predicted_us);
     return PSL_OK;
 }

@@ -3,6 +3,7 @@
 SciPy or CuPy matrices, multiplied with NumPy or CuPy vectors (FP64, FP32,
 FP16), and handed to scipy.sparse.linalg / cupyx as a LinearOperator."""
 import math
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -82,15 +83,34 @@ def _info(handle, device):
     return info
 
 
+def _omp_threads():
+    """The OpenMP threads psl_spmv will use: OMP_NUM_THREADS's first value,
+    else the CPUs this process may run on."""
+    try:
+        n = int(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
+    except ValueError:
+        n = 0
+    if n < 1:
+        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, n or 1)
+
+
 def _choose(csr, precision, device):
-    """The chooser's pick (psl_choose_format) for an FP64 CSR host matrix,
-    with the model of `device` when it is a GPU (the default H200 model else)."""
-    model = ffi.NULL
+    """The chooser's pick for an FP64 CSR host matrix: for a GPU
+    (psl_choose_format) with the model of `device`, for the CPU
+    (psl_choose_format_cpu) with the default CPU model and this process's
+    OpenMP threads (the read bandwidth the default model's)."""
+    choice = ffi.new("psl_choice *")
+    prec = getattr(lib, PRECISIONS[precision])
     if device >= 0:
         model = ffi.new("psl_device_model *")
         check(lib.psl_device_model_query(model, device, 0))
-    choice = ffi.new("psl_choice *")
-    check(lib.psl_choose_format(csr, getattr(lib, PRECISIONS[precision]), model, choice))
+        check(lib.psl_choose_format(csr, prec, model, choice))
+    else:
+        model = ffi.new("psl_cpu_model *")
+        check(lib.psl_cpu_model_default(model))
+        model.threads = _omp_threads()
+        check(lib.psl_choose_format_cpu(csr, prec, model, choice))
     opt = ffi.new("psl_convert_options *")
     opt[0] = choice.opt
     return opt
@@ -180,8 +200,9 @@ class Matrix:
         """A packsell.Matrix from any scipy.sparse matrix or array.
 
         format      "packsell" (default), "sell", "csr", "csrk", or "auto": the
-                    chooser's pick for SpMV on the GPU (psl_choose_format) at
-                    the precision `values` names (fp16 default, fp32, fp64)
+                    chooser's pick for SpMV on `device` (psl_choose_format on
+                    a GPU, psl_choose_format_cpu on the CPU) at the precision
+                    `values` names (fp16 default, fp32, fp64)
         values      packsell: "fp16" (default), "bf16", "e8mY", "eXmY", or "eXm"
                     with delta_bits; sell: fp64 (default), fp32, fp16, bf16;
                     csr: fp64 (default), fp32; csrk: fp64 (default), fp32, fp16
