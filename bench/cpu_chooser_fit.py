@@ -2,7 +2,7 @@
 """cpu_chooser_fit.py -- fit and check the CPU chooser (psl_choose_format_cpu,
 src/format/choose_cpu.c) on `packsell bench --device cpu` runs.
 
-DIR holds, per matrix M: M.json (`packsell bench M --device cpu --json`, the
+Each DIR holds, per matrix M: M.json (`packsell bench M --device cpu --json`, the
 candidates' kernels among its kernels) and M.choose.json (`packsell choose M
 --device cpu --json`: every candidate's layout: bytes, vector bytes, slice
 widths, model class); optionally M.gpu.json (`packsell choose M --json`, the
@@ -24,7 +24,9 @@ issue 17: >= 0.95 on every matrix), and the GPU model's pick beside it.
 --regret fits the picks themselves: the sum over (matrix, precision) of
 log(pick's time / the fastest's), the centered error breaking ties.
 
-Usage: python3 bench/cpu_chooser_fit.py DIR [--fit [--regret]] [--holdout M,M...]
+Several DIRs (a host each) fit one table; their matrices are DIR/M.
+
+Usage: python3 bench/cpu_chooser_fit.py DIR... [--fit [--regret]] [--holdout M,M...]
 """
 import glob
 import json
@@ -37,11 +39,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "src", "format", "choose_cpu.c")
 
 
-def load(folder):
+def load(folders):
     """Data points (one per matrix and candidate kernel timed) and the
-    candidate lists per matrix and precision."""
+    candidate lists per matrix and precision; with several folders each
+    matrix is named FOLDER/M (a host each)."""
     points, choices = [], {}
-    for bpath in sorted(glob.glob(os.path.join(folder, "*.json"))):
+    paths = []
+    for folder in folders:
+        tag = os.path.basename(os.path.normpath(folder)) + "/" if len(folders) > 1 else ""
+        paths += [(p, tag) for p in sorted(glob.glob(os.path.join(folder, "*.json")))]
+    for bpath, tag in paths:
+        folder = os.path.dirname(bpath)
         name = os.path.basename(bpath)[:-5]
         if name.endswith(".choose") or name.endswith(".gpu"):
             continue
@@ -58,6 +66,7 @@ def load(folder):
             with open(gpath) as f:
                 gpu = {c["precision"]: c["pick_kernel"] for c in json.load(f)["choices"]}
         times = {k["kernel"]: k["median_us"] for k in bench["kernels"] if k.get("ok")}
+        name = tag + name
         bw, threads = bench["read_bw_gbs"], bench["threads"]
         seen = set()
         for c in ch["choices"]:
@@ -160,11 +169,13 @@ def library_table():
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    folder = sys.argv[1]
+    folders = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--holdout" in sys.argv:
+        folders.remove(sys.argv[sys.argv.index("--holdout") + 1])
     holdout = set()
     if "--holdout" in sys.argv:
         holdout = set(sys.argv[sys.argv.index("--holdout") + 1].split(","))
-    points, choices = load(folder)
+    points, choices = load(folders)
     fitted = [p for p in points if p["matrix"] not in holdout]
     classes = sorted({p["model"] for p in points})
     if "--fit" in sys.argv:
