@@ -694,9 +694,10 @@ typedef struct psl_matrix_info {
                                       for the GPU kernel (the CUDA tuning
                                       model's sizes, or PSL_CUDA_CSRK_SR_ROWS /
                                       _SSR_SRS, as the upload would take them
-                                      now); -1 without a device form (a
-                                      reordered matrix) or when the model
-                                      fails (a bad PSL_CSRK_FIT file) */
+                                      now; a reordering's perm and inverse go
+                                      up too, counted in csrk_perm_bytes); -1
+                                      when the model fails (a bad PSL_CSRK_FIT
+                                      file) */
 } psl_matrix_info;
 
 psl_status psl_matrix_get_info(const psl_matrix *A, psl_matrix_info *info);

@@ -385,8 +385,8 @@ TEST(view_of_caller_arrays)
  * psl_matrix_info.csrk_device_overhead_bytes), over random row lengths
  * (empty rows and runs of them, one long row, no entries at all) and sizes;
  * the info's device overhead is the host's pointers plus the CUDA model's
- * grouping (or the options'), -1 for a reordered matrix, and under 2% of
- * CSR on generated matrices. */
+ * grouping (or the options'; a reordered matrix's too, its perm apart), and
+ * under 2% of CSR on generated matrices. */
 TEST(device_overhead_counts)
 {
     unsigned long long s = 17;
@@ -450,10 +450,16 @@ TEST(device_overhead_counts)
         CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SR_ROWS", NULL));
         CHECK_OK(psl_option_set("PSL_CUDA_CSRK_SSR_SRS", NULL));
         psl_matrix_destroy(&K);
+        /* a reordered matrix goes up too: its own pointers and the device
+         * grouping of its (reordered) rows; perm and inverse apart */
         K = csrk_convert(G, PSL_CSRK_REORDER_RCM, 3, 0, 0, PSL_FP64);
         if (K) {
             CHECK_OK(psl_matrix_get_info(K, &in));
-            CHECK(in.csrk_device_overhead_bytes == -1);
+            CHECK_OK(psl_csrk_device_sizes(in.csrk_k, in.nrows, in.nnz, &sr, &ssr));
+            psl_csrk_count(in.nrows, K->row_ptr, in.csrk_k, sr, ssr, &nsr, &nssr, &kk);
+            CHECK(in.csrk_perm_bytes == 8 * (int64_t)in.nrows &&
+                  in.csrk_device_overhead_bytes ==
+                      in.csrk_overhead_bytes + 4 * psl_csrk_ptr_count(kk, nsr, nssr));
         }
         psl_matrix_destroy(&K);
         psl_matrix_destroy(&G);

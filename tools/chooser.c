@@ -35,17 +35,7 @@ static double host_read_gbs(void)
     int ok = bench_read_pass(&b) >= 0;
     for (int i = 0; i < 5 && ok; i++)
         ok = (t[i] = bench_read_pass(&b)) > 0;
-    double gbs = -1;
-    if (ok) {
-        for (int i = 0; i < 5; i++) /* sort the five */
-            for (int k = i + 1; k < 5; k++)
-                if (t[k] < t[i]) {
-                    double s = t[i];
-                    t[i] = t[k];
-                    t[k] = s;
-                }
-        gbs = bench_gbs((double)b.n * sizeof(double), t[2]);
-    }
+    const double gbs = ok ? bench_gbs((double)b.n * sizeof(double), cli_median(t, 5)) : -1;
     bench_read_free(&b);
     return gbs;
 }

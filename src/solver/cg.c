@@ -228,16 +228,16 @@ psl_status psl_cg_iterate(psl_solver *s, psl_vview b, psl_vview x, int32_t fixed
         double *rho = pair[cur], *rho_new = pair[cur ^ 1];
         psl_sexpr alpha = {1.0, rho, pq, flag, 0u};
         psl_sexpr beta = {1.0, rho_new, rho, flag, 0u};
-        if (ahead && graph && it < limit) { /* as below, from the graph of parity cur */
+        if (ahead && it < limit) { /* step it's update and step it+1, before step it's test */
             ahead_work w = {s, M, x, z, cur};
-            PSL_TRY(be->graph_run(ex, &s->step_graph[s->fuse != 0][cur], x.data, ahead_step, &w));
+            if (graph) /* the same work, from the graph of parity cur */
+                PSL_TRY(be->graph_run(ex, &s->step_graph[s->fuse != 0][cur], x.data,
+                                      ahead_step, &w));
+            else
+                PSL_TRY(ahead_step(&w));
             PSL_TRY(post_test(s, (it + 1) & 1));
-        } else if (ahead) { /* step it's update and step it+1, before step it's test */
+        } else if (ahead) { /* the last step's update alone */
             PSL_TRY(update_step(s, alpha, x, z, beta));
-            if (it < limit) {
-                PSL_TRY(cg_step(s, M, rho_new, rho));
-                PSL_TRY(post_test(s, (it + 1) & 1));
-            }
         }
         PSL_TRY(be->take_read(ex, it & 1, h, sizeof h));
         double relres = sqrt(h[(rho_new - s->slots) + 1]) / bnorm;

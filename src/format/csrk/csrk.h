@@ -168,10 +168,11 @@ psl_status psl_csrk_device_sizes(int32_t k, int32_t nrows, int64_t nnz, int32_t 
 /* psl_matrix_info.csrk_device_overhead_bytes of a CSR-k matrix of k levels
  * over row_ptr whose own pointer arrays take extra bytes: the bytes
  * psl_cuda_csrk_upload adds to the CSR arrays, extra and, for a matrix
- * with entries, the device grouping (counted, psl_csrk_count); -1 without
- * a device form (reordered) or a model (csrk_build.c). */
+ * with entries, the device grouping (counted, psl_csrk_count); a
+ * reordering's perm and inverse go up too and are counted apart, as on the
+ * host (csrk_perm_bytes); -1 without a model (csrk_build.c). */
 int64_t psl_csrk_device_overhead(int32_t k, int32_t nrows, int32_t ncols, int64_t nnz,
-                                 const int64_t *row_ptr, bool reordered, int64_t extra);
+                                 const int64_t *row_ptr, int64_t extra);
 
 /* The counts psl_csrk_pointers gives (*nsr, *nssr, *k_out), without the
  * arrays: two passes over row_ptr, no memory. For the device form's

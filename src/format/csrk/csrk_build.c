@@ -150,10 +150,8 @@ void psl_csrk_count(int32_t n, const int64_t *row_ptr, int32_t k, int32_t sr, in
 }
 
 int64_t psl_csrk_device_overhead(int32_t k, int32_t nrows, int32_t ncols, int64_t nnz,
-                                 const int64_t *row_ptr, bool reordered, int64_t extra)
+                                 const int64_t *row_ptr, int64_t extra)
 {
-    if (reordered)
-        return -1;
     if (nrows == 0 || ncols == 0 || nnz == 0) /* the upload groups nothing */
         return extra;
     int32_t sr = 0, ssr = 0, nsr = 0, nssr = 0, dk = 0;
@@ -386,7 +384,7 @@ psl_status psl_csrk_estimate(const psl_matrix *src, const psl_convert_options *o
     info->csrk_overhead_bytes = 4 * psl_csrk_ptr_count(k, nsr, nssr);
     info->csrk_perm_bytes = reorder ? 8 * (int64_t)src->nrows : 0;
     info->csrk_device_overhead_bytes =
-        psl_csrk_device_overhead(k, src->nrows, src->ncols, src->nnz, src->row_ptr, reorder,
+        psl_csrk_device_overhead(k, src->nrows, src->ncols, src->nnz, src->row_ptr,
                                  info->csrk_overhead_bytes);
     info->bytes = csr + info->csrk_overhead_bytes + info->csrk_perm_bytes;
     return PSL_OK;

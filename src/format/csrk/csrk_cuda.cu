@@ -17,6 +17,7 @@
  */
 #include "format/csrk/csrk.h"
 #include "format/csr/csr.h"
+#include "kernels/cuda/dist_cuda.h"
 #include "kernels/cuda/dmatrix.cuh"
 
 #include <stdlib.h>
@@ -126,38 +127,6 @@ extern "C" psl_status psl_cuda_csrk_workspace(const psl_dmatrix *d, psl_scalar v
     return PSL_OK;
 }
 
-/* dst[i] = src[perm[i]] (gather) or dst[perm[i]] = src[i] (scatter): the
- * elements' bits moved, n of them. */
-template <typename E>
-__global__ void psl_csrk_move_kernel(E *__restrict__ dst, const E *__restrict__ src,
-                                     const int32_t *__restrict__ perm, int32_t n, bool scatter)
-{
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const int32_t p = perm[i];
-        if (scatter)
-            dst[p] = src[i];
-        else
-            dst[i] = src[p];
-    }
-}
-
-static psl_status psl_csrk_move(void *dst, const void *src, const int32_t *perm, int32_t n,
-                                size_t es, bool scatter, cudaStream_t s)
-{
-    const int threads = 256;
-    const int blocks = (int)((n + threads - 1) / threads < 65535 ? (n + threads - 1) / threads : 65535);
-    if (es == 8)
-        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint64_t *)dst, (const uint64_t *)src,
-                                                        perm, n, scatter);
-    else if (es == 4)
-        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint32_t *)dst, (const uint32_t *)src,
-                                                        perm, n, scatter);
-    else
-        psl_csrk_move_kernel<<<blocks, threads, 0, s>>>((uint16_t *)dst, (const uint16_t *)src,
-                                                        perm, n, scatter);
-    return psl_cuda_launch_status("CSR-k reordering");
-}
-
 /* Without a reordering the kernel on x and y. With one, as psl_spmv does
  * on the host: x (and y's rows when beta != 0) gathered into the workspace
  * in the stored order, the kernel there, its rows scattered back into y:
@@ -170,13 +139,12 @@ extern "C" psl_status psl_csrk_cuda_entry(const psl_dmatrix *dA, double alpha, c
     const int32_t *perm = dA->ck.perm;
     if (!perm)
         return psl_cuda_csrk_spmv(dA, alpha, x, beta, y, vec_type, stream);
-    cudaStream_t s = (cudaStream_t)stream;
     const int32_t n = dA->ck.nrows;
-    const size_t es = psl_scalar_size(vec_type);
+    const int es = (int)psl_scalar_size(vec_type);
     void *xs = workspace, *ys = (char *)workspace + psl_csrk_half_bytes(dA, vec_type);
-    PSL_TRY(psl_csrk_move(xs, x, perm, n, es, false, s));
+    PSL_TRY(psl_cuda_index_move(xs, x, perm, n, es, 0, stream));
     if (beta != 0)
-        PSL_TRY(psl_csrk_move(ys, y, perm, n, es, false, s));
+        PSL_TRY(psl_cuda_index_move(ys, y, perm, n, es, 0, stream));
     PSL_TRY(psl_cuda_csrk_spmv(dA, alpha, xs, beta, ys, vec_type, stream));
-    return psl_csrk_move(y, ys, perm, n, es, true, s);
+    return psl_cuda_index_move(y, ys, perm, n, es, 1, stream);
 }

@@ -76,7 +76,7 @@ static void csrk_info_bytes(const psl_matrix *A, psl_matrix_info *info)
     info->csrk_perm_bytes = perm;
     info->csrk_device_overhead_bytes =
         psl_csrk_device_overhead(psl_csrk_levels(A), A->nrows, A->ncols, A->nnz, A->row_ptr,
-                                 psl_csrk_reordered(A), extra);
+                                 extra);
 }
 
 static void csrk_describe(const psl_matrix *A, char *buf, size_t len)

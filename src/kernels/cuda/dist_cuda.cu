@@ -1,7 +1,7 @@
 /*
  * dist_cuda.cu -- the CUDA gateway of the distributed layer (dist_cuda.h):
  * the kernel gathering the entries of x that the other ranks need into the
- * send buffer, and thin wrappers of the runtime calls libpacksell_mpi makes,
+ * send buffer (also the index moves of a reordered CSR-k), and thin wrappers of the runtime calls libpacksell_mpi makes,
  * each error turned into a psl_status.
  */
 #include "gateway.cuh"
@@ -9,40 +9,58 @@
 
 #include <string.h>
 
+/* dst[k] = src[idx[k]] (gather) or dst[idx[k]] = src[k] (scatter). */
 template <class T>
-__global__ void psl_dist_gather_kernel(T *__restrict__ buf, const T *__restrict__ x,
-                                       const int32_t *__restrict__ idx, int64_t n)
+__global__ void psl_index_move_kernel(T *__restrict__ dst, const T *__restrict__ src,
+                                      const int32_t *__restrict__ idx, int64_t n, bool scatter)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride)
-        buf[k] = x[idx[k]];
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        if (scatter)
+            dst[idx[k]] = src[k];
+        else
+            dst[k] = src[idx[k]];
+    }
 }
 
 template <class T>
-static psl_status gather_launch(void *buf, const void *x, const int32_t *idx, int64_t n,
-                                cudaStream_t s)
+static psl_status move_launch(void *dst, const void *src, const int32_t *idx, int64_t n,
+                              bool scatter, cudaStream_t s, const char *what)
 {
     const int block = 256;
     int64_t blocks = (n + block - 1) / block;
     if (blocks > 65535)
         blocks = 65535; /* the loop strides over the rest */
-    psl_dist_gather_kernel<T><<<(unsigned)blocks, block, 0, s>>>((T *)buf, (const T *)x, idx, n);
-    return psl_cuda_launch_status("halo gather");
+    psl_index_move_kernel<T>
+        <<<(unsigned)blocks, block, 0, s>>>((T *)dst, (const T *)src, idx, n, scatter);
+    return psl_cuda_launch_status(what);
 }
 
-extern "C" psl_status psl_cuda_dist_gather(void *buf, const void *x, const int32_t *idx,
-                                           int64_t n, int esize, void *stream)
+static psl_status index_move(void *dst, const void *src, const int32_t *idx, int64_t n,
+                             int esize, bool scatter, void *stream, const char *what)
 {
     if (n <= 0)
         return PSL_OK;
     cudaStream_t s = (cudaStream_t)stream;
     switch (esize) {
-    case 8: return gather_launch<uint64_t>(buf, x, idx, n, s);
-    case 4: return gather_launch<uint32_t>(buf, x, idx, n, s);
-    case 2: return gather_launch<uint16_t>(buf, x, idx, n, s);
+    case 8: return move_launch<uint64_t>(dst, src, idx, n, scatter, s, what);
+    case 4: return move_launch<uint32_t>(dst, src, idx, n, scatter, s, what);
+    case 2: return move_launch<uint16_t>(dst, src, idx, n, scatter, s, what);
     default:
-        return psl_error(PSL_ERR_INTERNAL, "halo gather: entry size %d", esize);
+        return psl_error(PSL_ERR_INTERNAL, "%s: entry size %d", what, esize);
     }
+}
+
+extern "C" psl_status psl_cuda_dist_gather(void *buf, const void *x, const int32_t *idx,
+                                           int64_t n, int esize, void *stream)
+{
+    return index_move(buf, x, idx, n, esize, false, stream, "halo gather");
+}
+
+extern "C" psl_status psl_cuda_index_move(void *dst, const void *src, const int32_t *idx,
+                                          int64_t n, int esize, int scatter, void *stream)
+{
+    return index_move(dst, src, idx, n, esize, scatter != 0, stream, "index move");
 }
 
 extern "C" psl_status psl_cuda_dist_set_device(int device)

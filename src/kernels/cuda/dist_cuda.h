@@ -23,6 +23,10 @@ extern "C" {
  * device memory, queued on stream (nothing queued when n == 0). */
 psl_status psl_cuda_dist_gather(void *buf, const void *x, const int32_t *idx, int64_t n,
                                 int esize, void *stream);
+/* The same move for any caller: dst[k] = src[idx[k]], or with scatter
+ * dst[idx[k]] = src[k] (a reordered CSR-k's x and y, csrk_cuda.cu). */
+psl_status psl_cuda_index_move(void *dst, const void *src, const int32_t *idx, int64_t n,
+                               int esize, int scatter, void *stream);
 
 /* cudaSetDevice / cudaGetDevice. */
 psl_status psl_cuda_dist_set_device(int device);
