@@ -172,6 +172,16 @@ void psl_free(void *ptr);
  *                                                             the queued step of a CG solve with
  *                                                             lookahead; 0 launches their kernels
  *                                                             one by one (same results).
+ *  PSL_HUGEPAGES           0|1                       1        Linux: 1 advises transparent huge
+ *                                                             pages (MADV_HUGEPAGE) for the
+ *                                                             library's host blocks of at least
+ *                                                             twice the huge page size, aligned to
+ *                                                             it (psl_host_alloc too); 0 plain
+ *                                                             malloc (same results). Allocations
+ *                                                             take an invalid value as 0 (they
+ *                                                             have no error to give);
+ *                                                             psl_option_get reports it and the
+ *                                                             packsell command refuses it.
  *  PSL_DIST_MPI_CUDA_AWARE auto|0|1                  auto     libpacksell_mpi on GPUs: whether MPI
  *                                                             takes device buffers: auto asks the
  *                                                             MPI (MPIX_Query_cuda_support); 1
@@ -193,7 +203,8 @@ void psl_free(void *ptr);
  * with; PSL_SOLVER_FUSE by every CG solve (inner ones too), PSL_SOLVER_LOOKAHEAD
  * by every CG solve to a tolerance, PSL_SOLVER_DEFER_READS by every inner
  * GMRES/FGMRES call, PSL_SOLVER_GRAPH by every CG solve and apply of a CG
- * operator, PSL_DIST_MPI_CUDA_AWARE by psl_dist_matrix_upload,
+ * operator, PSL_DIST_MPI_CUDA_AWARE by psl_dist_matrix_upload, PSL_HUGEPAGES
+ * by every host allocation of the library of at least twice the huge page size,
  * PSL_MEMORY_CHECK and PSL_MEMORY_LIMIT by
  * psl_generate, the Matrix Market readers, psl_matrix_convert (SELL,
  * PackSELL) and the SD-AINV build.
@@ -257,6 +268,18 @@ psl_status psl_option_describe(int index, psl_option_desc *desc);
  * and the one after fails with PSL_ERR_OUT_OF_MEMORY, once; n == -1 turns
  * the hook off (the default). Errors: PSL_ERR_INVALID_VALUE for n < -1. */
 psl_status psl_debug_fail_alloc_after(int64_t n);
+
+/* Host memory allocated as the library allocates its own arrays: a block of
+ * at least twice the transparent huge page size (2 MiB on x86-64 Linux) is
+ * aligned to that size and advised for huge pages (option PSL_HUGEPAGES),
+ * any other block comes from malloc. Vectors that an SpMV streams read
+ * faster on huge pages where TLB misses are dear (virtual machines). NULL
+ * when bytes is 0 or the memory is not there (or the psl_debug_fail_alloc_after
+ * hook fires). Free with psl_host_free, or free(). */
+void *psl_host_alloc(size_t bytes);
+
+/* Free a block of psl_host_alloc (NULL: nothing). */
+void psl_host_free(void *ptr);
 
 /* ------------------------------------------------------------- types */
 

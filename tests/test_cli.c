@@ -975,6 +975,16 @@ TEST(runtime_errors_exit_1)
     CHECK(run("info gen:lap2d:4") == 1 && strstr(err_text, "PSL_MEMORY_LIMIT") &&
           strstr(err_text, "2MB"));
     unsetenv("PSL_MEMORY_LIMIT");
+    /* PSL_HUGEPAGES is read by allocations, which have no error to give: the
+     * command refuses an invalid value before it starts */
+    setenv("PSL_HUGEPAGES", "yes", 1);
+    CHECK(run("info gen:lap2d:4") == 1 && strstr(err_text, "PSL_HUGEPAGES") &&
+          strstr(err_text, "0|1"));
+    CHECK(run("spmv gen:lap2d:4 -o '%s'", tmp("hugepages-y.txt")) == 1);
+    CHECK(access(tmp("hugepages-y.txt"), F_OK) != 0);
+    setenv("PSL_HUGEPAGES", "0", 1);
+    CHECK(run("info gen:lap2d:4") == 0);
+    unsetenv("PSL_HUGEPAGES");
 
     CHECK(run("info '%s'", tmp("does-not-exist.mtx")) == 1);
     CHECK_MSG(strstr(err_text, "packsell info: ") == err_text &&

@@ -6,11 +6,13 @@
  * parsed and validated (through the tests-only psl_opt_reset, which makes
  * the library read the environment again), an invalid environment value
  * failing the calls that read it until the program sets the option, the
- * PSL_CPU_ISA cap selecting the SIMD kernels test_spmv_isa checks, and the
- * allocation-failure debug call.
+ * PSL_CPU_ISA cap selecting the SIMD kernels test_spmv_isa checks, the
+ * allocation-failure debug call, and PSL_HUGEPAGES (large blocks aligned to
+ * the huge page size and advised for huge pages, as /proc/self/smaps shows).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, dup, fileno, mkstemp */
 #include "packsell.h"
+#include "core/internal.h"
 #include "core/options.h"
 #include "harness.h"
 #include "kernels/cpu/cpu_common.h"
@@ -32,7 +34,8 @@ static const char *const names[] = {"PSL_KERNEL",
                                     "PSL_CUDA_CSRK_SSR_SRS", "PSL_CSRK_FIT", "PSL_SOLVER_FUSE",
                                     "PSL_SOLVER_LOOKAHEAD", "PSL_MEMORY_CHECK",
                                     "PSL_MEMORY_LIMIT", "PSL_SOLVER_DEFER_READS",
-                                    "PSL_DIST_MPI_CUDA_AWARE", "PSL_SOLVER_GRAPH"};
+                                    "PSL_DIST_MPI_CUDA_AWARE", "PSL_SOLVER_GRAPH",
+                                    "PSL_HUGEPAGES"};
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
 /* No option variable in the environment but name=value (name NULL: none);
@@ -122,7 +125,7 @@ TEST(every_option_round_trips)
         CHECK_OK(psl_option_set(d.name, NULL));
         CHECK(strcmp(get(d.name), d.default_value) == 0);
     }
-    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2 + 3 + 2);
+    CHECK(nvalues == 3 + 4 + 2 + 3 + 3 + 2 + 16 + 5 + 5 + 2 + 2 + 2 + 2 + 3 + 2 + 2);
     /* the setting beats the environment; NULL gives the environment back */
     environment("PSL_CPU_ISA", "generic");
     CHECK(strcmp(get("PSL_CPU_ISA"), "generic") == 0);
@@ -608,6 +611,110 @@ TEST(csrk_fit_path_option)
     environment(NULL, NULL);
 }
 
+/* The transparent huge page size when the kernel gives huge pages to regions
+ * that ask (what alloc.c reads), else 0. */
+static size_t thp_bytes(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f)
+        return 0;
+    char text[128] = "";
+    int usable = fgets(text, sizeof text, f) && !strstr(text, "[never]");
+    fclose(f);
+    long long size = 0;
+    if (usable && (f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r"))) {
+        if (fscanf(f, "%lld", &size) != 1)
+            size = 0;
+        fclose(f);
+    }
+    return usable && size > 0 ? (size_t)size : 0;
+}
+
+/* 1 if the mapping holding p is advised for huge pages (VmFlags "hg" in
+ * /proc/self/smaps), 0 if not, -1 if the mapping is not found. */
+static int advised_huge(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int inside = 0, found = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            inside = a >= lo && a < hi;
+            continue;
+        }
+        if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            found = strstr(line, " hg") != NULL;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* PSL_HUGEPAGES: with 1 (the default) a block of at least twice the huge page
+ * size, from psl_host_alloc or the library's own arrays, is aligned to that
+ * size and its mapping advised for huge pages; with 0 neither; small blocks
+ * never; the debug failure hook reaches psl_host_alloc; an invalid value is
+ * refused by psl_option_get and leaves allocations working. */
+TEST(huge_pages_for_large_blocks)
+{
+    environment(NULL, NULL);
+    CHECK(psl_host_alloc(0) == NULL);
+    psl_host_free(NULL);
+    char *small = psl_host_alloc(4096);
+    CHECK(small != NULL);
+    memset(small, 1, 4096);
+    psl_host_free(small);
+    CHECK_OK(psl_debug_fail_alloc_after(0));
+    CHECK(psl_host_alloc(1 << 20) == NULL);
+    size_t hp = thp_bytes();
+    size_t big = hp ? 4 * hp + 4096 : (size_t)16 << 20;
+    char *b = psl_host_alloc(big);
+    CHECK(b != NULL);
+    memset(b, 2, big);
+    psl_matrix *A = NULL;
+    CHECK_OK(psl_generate(&A, "lap2d:1024")); /* 5.2M nonzeros: 42 MB of values */
+    if (hp) {
+        CHECK_MSG((uintptr_t)b % hp == 0, "block %p not aligned to %zu", (void *)b, hp);
+        CHECK(advised_huge(b) == 1);
+        CHECK(advised_huge(A->values) == 1);
+        CHECK(advised_huge(A->col_idx) == 1);
+    }
+    psl_host_free(b);
+    psl_matrix_destroy(&A);
+    /* 0: plain malloc */
+    CHECK_OK(psl_option_set("PSL_HUGEPAGES", "0"));
+    b = psl_host_alloc(big);
+    CHECK(b != NULL);
+    memset(b, 3, big);
+    CHECK_OK(psl_generate(&A, "lap2d:1024"));
+    if (hp) {
+        CHECK(advised_huge(b) == 0);
+        CHECK(advised_huge(A->values) == 0);
+    }
+    psl_host_free(b);
+    psl_matrix_destroy(&A);
+    /* an invalid value: refused by the option layer, allocations still work */
+    environment("PSL_HUGEPAGES", "yes");
+    char buf[PSL_OPTION_VALUE_MAX];
+    CHECK_ST(psl_option_get("PSL_HUGEPAGES", buf, sizeof buf), PSL_ERR_INVALID_VALUE);
+    CHECK(has(psl_last_error_message(), "PSL_HUGEPAGES") && has(psl_last_error_message(), "0|1"));
+    b = psl_host_alloc(big);
+    CHECK(b != NULL);
+    if (hp)
+        CHECK(advised_huge(b) == 0);
+    psl_host_free(b);
+    environment(NULL, NULL);
+    if (hp)
+        printf("  huge page %zu bytes: blocks aligned and advised\n", hp);
+    else
+        printf("  no transparent huge pages here: alignment and advice not checked\n");
+}
+
 static const psl_test_case tests[] = {
     {"csrk_fit_path_option", csrk_fit_path_option},
     {"every_option_round_trips", every_option_round_trips},
@@ -617,5 +724,6 @@ static const psl_test_case tests[] = {
     {"isa_cap_selects_the_kernels", isa_cap_selects_the_kernels},
     {"debug_fail_alloc_after", debug_fail_alloc_after},
     {"memory_limit_parsed_and_applied", memory_limit_parsed_and_applied},
+    {"huge_pages_for_large_blocks", huge_pages_for_large_blocks},
 };
 PSL_TEST_MAIN(tests)

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include "bench_bw.h"
 
+#include "packsell.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +93,12 @@ int bench_read_alloc(bench_read_buf *b, int64_t bytes)
         n = 8;
     b->n = 0;
     b->a = NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, 64, (size_t)n * sizeof(double)) != 0)
+    /* allocated as the library allocates a matrix's arrays (huge pages where
+     * the option and the OS give them), so that the ceiling is measured on
+     * the pages the kernels read */
+    double *a = psl_host_alloc((size_t)n * sizeof(double));
+    if (!a)
         return -1;
-    double *a = p;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++)
         a[i] = (double)(i % READ_VALUE_PERIOD);
@@ -105,7 +109,7 @@ int bench_read_alloc(bench_read_buf *b, int64_t bytes)
 
 void bench_read_free(bench_read_buf *b)
 {
-    free(b->a);
+    psl_host_free(b->a);
     b->a = NULL;
     b->n = 0;
 }

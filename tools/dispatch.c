@@ -106,6 +106,12 @@ int cli_main(int argc, char **argv)
         printf("packsell %s\n", psl_version());
         return CLI_OK;
     }
+    /* The library's allocations read PSL_HUGEPAGES and cannot report an
+     * invalid value (they fall back to malloc): every command refuses it. */
+    char hugepages[PSL_OPTION_VALUE_MAX];
+    psl_status st = psl_option_get("PSL_HUGEPAGES", hugepages, sizeof hugepages);
+    if (st != PSL_OK)
+        return cli_lib_error(NULL, st);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(name, commands[i].name) == 0)
             return commands[i].run(argc - 2, argv + 2);

@@ -46,7 +46,7 @@ double cli_round_fp16(double v)
 void *cli_vec_from_double(const double *x, int64_t n, psl_scalar t, const char *what,
                           char *errbuf, size_t errlen)
 {
-    void *v = malloc((size_t)(n > 0 ? n : 1) * cli_vec_size(t));
+    void *v = psl_host_alloc((size_t)(n > 0 ? n : 1) * cli_vec_size(t));
     if (!v) {
         snprintf(errbuf, errlen, "out of memory for %s (%lld entries)", what, (long long)n);
         return NULL;

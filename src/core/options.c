@@ -132,6 +132,17 @@ static const opt_def defs[PSL_OPT_COUNT] = {
                               "one by one, to measure what the graphs gain. Same results; a "
                               "graph keeps the PSL_SOLVER_FUSE of its capture. Read by each "
                               "CG solve and each apply of a CG operator."},
+    [PSL_OPT_HUGEPAGES] = {"PSL_HUGEPAGES", bool_choices, NCHOICES(bool_choices), 0, 0, 1,
+                           "0|1", "1",
+                           "Linux: 1 asks the kernel for transparent huge pages (madvise "
+                           "MADV_HUGEPAGE, where /sys/kernel/mm/transparent_hugepage allows "
+                           "it) for every host block of the library of at least twice the "
+                           "huge page size (matrix arrays, workspaces, psl_host_alloc), "
+                           "aligned to that size: a streaming kernel then misses the TLB "
+                           "once per huge page, not once per 4 KiB page; 0 plain malloc. "
+                           "Same results. Read by every such allocation, which takes an "
+                           "invalid value as 0 (it has no error to give; the packsell "
+                           "command refuses it)."},
     [PSL_OPT_DIST_MPI_CUDA_AWARE] = {"PSL_DIST_MPI_CUDA_AWARE", auto_bool_choices,
                                      NCHOICES(auto_bool_choices), 0, 0, -1, "auto|0|1", "auto",
                                      "Distributed matrices on GPUs (libpacksell_mpi): whether "

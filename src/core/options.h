@@ -36,6 +36,7 @@ typedef enum psl_opt {
     PSL_OPT_SOLVER_DEFER_READS, /* 0 or 1 */
     PSL_OPT_DIST_MPI_CUDA_AWARE, /* -1: as the MPI reports; 0 or 1: declared */
     PSL_OPT_SOLVER_GRAPH,       /* 0 or 1 */
+    PSL_OPT_HUGEPAGES,          /* 0 or 1 */
     PSL_OPT_COUNT
 } psl_opt;
 
