@@ -6,11 +6,12 @@
 # at least 10M nonzeros; then, on the first matrix, the same at fewer threads
 # (does a kernel still gain from more cores, or is it at the memory?), and
 # `perf stat` of the PackSELL FP16 product where the host allows counters.
-# Results go to $OUT.
+# With HUGEPAGES_AB=1 the first matrix also runs with PSL_HUGEPAGES=0 (small
+# pages), before and after the default run. Results go to $OUT.
 # Usage (device tool): bash bench/run_device_cpu_share.sh
 #   THREADS (default nproc), SPECS, ROUNDS (default 6), KERNELS,
 #   THREAD_LIST (default "4 8 12"; empty: no scaling runs),
-#   PACKSELL (a packsell binary already built: no build)
+#   PACKSELL (a packsell binary already built: no build), HUGEPAGES_AB
 set -uo pipefail
 OUT=${OUT:-/tmp/psl-out}
 THREADS=${THREADS:-$(nproc)}
@@ -22,6 +23,7 @@ mkdir -p "$OUT"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   lscpu
   free -g | head -2
+  echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
   gcc --version | head -1
 } > "$OUT/host.txt" 2>&1
 if [ -z "${PACKSELL:-}" ]; then
@@ -33,19 +35,20 @@ fi
 export OMP_PROC_BIND=close OMP_PLACES=cores OMP_WAIT_POLICY=passive
 KERNELS=${KERNELS:-csr-fp64,csr-fp32,sell-fp64,sell-fp32,sell-fp16,packsell-fp16,packsell-e8m21,packsell-e8m10}
 SPECS=${SPECS:-gen:hpcg:7:7:7 gen:hpcg:7:6:6 gen:lap3d:128}
-bench() { # spec threads rounds
+bench() { # spec threads rounds [file tag]
   local name=${1#gen:}
-  name=${name//:/_}
-  echo "[$(date -u +%H:%M:%S)] $name, $2 threads"
+  name=${name//:/_}_t$2${4:-}
+  echo "[$(date -u +%H:%M:%S)] $name, $2 threads, PSL_HUGEPAGES=${PSL_HUGEPAGES:-1}"
   "$PACKSELL" bench "$1" --device cpu --threads "$2" --rounds "$3" --reps 30 \
-    --min-time 1 --kernels "$KERNELS" --json "$OUT/${name}_t$2.json" \
-    > "$OUT/${name}_t$2.txt" 2>&1
-  grep -E "^(read|csr|sell|pack)" "$OUT/${name}_t$2.txt"
+    --min-time 1 --kernels "$KERNELS" --json "$OUT/$name.json" > "$OUT/$name.txt" 2>&1
+  grep -E "^(read|csr|sell|pack)" "$OUT/$name.txt"
 }
+first=${SPECS%% *}
+[ "${HUGEPAGES_AB:-0}" = 1 ] && PSL_HUGEPAGES=0 bench "$first" "$THREADS" "$ROUNDS" _small_a
 for spec in $SPECS; do
   bench "$spec" "$THREADS" "$ROUNDS"
 done
-first=${SPECS%% *}
+[ "${HUGEPAGES_AB:-0}" = 1 ] && PSL_HUGEPAGES=0 bench "$first" "$THREADS" "$ROUNDS" _small_b
 for t in $THREAD_LIST; do
   bench "$first" "$t" 3
 done
