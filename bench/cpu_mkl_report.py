@@ -4,7 +4,8 @@
 Prints (markdown) per matrix: the time ratios packsell / MKL (above 1:
 packsell slower) from the medians over all runs of each kernel, the same
 from the minima, the median over rounds of each round's ratio, each kernel's GB/s on its own bytes and share of the read
-bandwidth measured in the same run, and the noise (largest over smallest
+bandwidth measured in the same run and of the same-size read (when the
+JSON has it), and the noise (largest over smallest
 round median). With several runs (tags) of one matrix, the ratios are the
 median over those runs. --csv FILE also writes one row per kernel and run.
 
@@ -112,6 +113,20 @@ def main():
             cells = [f"{ks[k]['gbs']:.1f} ({ks[k]['pct_read_bw']:.0f}%)"
                      if k in ks and ks[k].get("pct_read_bw") is not None else "-" for k in kn]
             print(f"| {m} | {tag} | {d.get('read_bw_gbs') or 0:.1f} | " + " | ".join(cells) + " |")
+    if any(k.get("pct_read_bw_same_size") is not None
+           for m in names for _, d in runs[m] for k in kernels(d).values()):
+        print("\n### % of the same-size read (the first N bytes of the read array read "
+              "again and again, N the kernel's own bytes)\n")
+        print("| matrix | run | " + " | ".join(kn) + " |")
+        print("|---|---|" + "---|" * len(kn))
+        for m in names:
+            for tag, d in runs[m]:
+                ks = kernels(d)
+                cells = [f"{ks[k]['pct_read_bw_same_size']:.0f}% of "
+                         f"{ks[k]['read_bw_same_size_gbs']:.0f}"
+                         if k in ks and ks[k].get("pct_read_bw_same_size") is not None else "-"
+                         for k in kn]
+                print(f"| {m} | {tag} | " + " | ".join(cells) + " |")
     opt = [(m, tag, k["kernel"], k["mkl_optimize_bytes"] / k["bytes"])
            for m in names for tag, d in runs[m] for k in kernels(d).values()
            if k.get("mkl_optimize") and (k.get("mkl_optimize_bytes") or 0) > 0 and k["bytes"]]
@@ -138,7 +153,8 @@ def main():
         with open(out, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["matrix", "run", "kernel", "nnz", "runs", "median_us", "min_us", "max_us",
-                        "gbs", "pct_read_bw", "read_bw_gbs", "bytes", "traffic_bytes",
+                        "gbs", "pct_read_bw", "read_bw_gbs", "pct_read_bw_same_size",
+                        "read_bw_same_size_gbs", "bytes", "traffic_bytes",
                         "backward_error", "prep_seconds"])
             for m in names:
                 for tag, d in runs[m]:
@@ -149,7 +165,9 @@ def main():
                                     "%.2f" % k["median_us"], "%.2f" % k["min_us"],
                                     "%.2f" % k["max_us"], "%.3f" % k["gbs"],
                                     "%.1f" % (k.get("pct_read_bw") or 0),
-                                    "%.3f" % (d.get("read_bw_gbs") or 0), k["bytes"],
+                                    "%.3f" % (d.get("read_bw_gbs") or 0),
+                                    "%.1f" % (k.get("pct_read_bw_same_size") or 0),
+                                    "%.3f" % (k.get("read_bw_same_size_gbs") or 0), k["bytes"],
                                     k["traffic_bytes"], "%.3e" % k["backward_error"],
                                     "%.4f" % k["convert_seconds"]])
 

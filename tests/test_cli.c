@@ -592,7 +592,8 @@ static const char *json_kernel(const char *text, const char *name)
 
 /* bench --device cpu: the read bandwidth of the same run, each kernel's
  * bytes moved (its own bytes + x + y, y twice with beta != 0), GB/s on them
- * and its share of the read bandwidth, one median per round; the MKL rows
+ * and its share of the read bandwidth and of the same-size read, one median
+ * per round; the MKL rows
  * when built with MKL (y within the precision's tolerance), else a usage
  * error naming the missing MKL. */
 TEST(bench_cpu_bandwidth_and_mkl)
@@ -630,7 +631,13 @@ TEST(bench_cpu_bandwidth_and_mkl)
         CHECK_MSG(fabs(pct - 100.0 * gbs / bw) <= 1e-9 * pct, "%s: %g %%", ks[i].name, pct);
         CHECK(json_num(p, "min_us") <= us && us <= json_num(p, "max_us"));
         CHECK(json_num(p, "runs") >= 2 * 2 && strstr(p, "\"round_median_us\": ["));
+        /* the same-size read: over its own traffic (tiny here, so cache speed) */
+        double same = json_num(p, "read_bw_same_size_gbs");
+        double pct_same = json_num(p, "pct_read_bw_same_size");
+        CHECK_MSG(same > 0 && fabs(pct_same - 100.0 * gbs / same) <= 1e-9 * pct_same,
+                  "%s: same-size read %g GB/s, %g %%", ks[i].name, same, pct_same);
     }
+    CHECK(strstr(out_text, "%same"));
     /* --rounds 1: the kernels one after the other, after the read passes */
     rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --rounds 1 --read-mib 8 "
              "--kernels csr-fp32,sell-fp16 --json '%s'", json);
@@ -640,6 +647,8 @@ TEST(bench_cpu_bandwidth_and_mkl)
     for (int i = 0; i < 2; i++) {
         const char *p = json_kernel(text, i ? "sell-fp16" : "csr-fp32");
         CHECK(p && json_num(p, "runs") >= 2 && json_num(p, "pct_read_bw") > 0);
+        /* one round: each matrix is freed before the next, no same-size read */
+        CHECK(p && strstr(p, "\"read_bw_same_size_gbs\": null"));
     }
     /* --read-mib 0: no bandwidth, no share */
     rc = run("bench gen:lap2d:8 --reps 2 --min-time 0 --read-mib 0 --kernels csr-fp32 "

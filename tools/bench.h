@@ -57,6 +57,10 @@ typedef struct bench_result {
     double gflops, gbs;
     double pct_copy; /* GB/s over the copy bandwidth, in %; < 0: not measured */
     double pct_read; /* cpu: GB/s over the measured read bandwidth, in %; < 0: n/a */
+    double read_same_gbs; /* cpu: read bandwidth over the kernel's own traffic in bytes
+                             (a buffer of that size read again and again, as the
+                             kernel reads its matrix); < 0: not measured */
+    double pct_read_same; /* cpu: GB/s over read_same_gbs, in %; < 0: n/a */
     int64_t traffic; /* bytes one product must move: matrix + x + y (bench_traffic_bytes) */
     int nrounds;     /* cpu: rounds timed; median of each round's runs: */
     double round_median[BENCH_MAX_ROUNDS];

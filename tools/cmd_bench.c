@@ -69,7 +69,11 @@ static void usage(void)
            "sum of an array of 4 x the last-level cache, 256 MiB to 4 GiB, with the same\n"
            "threads). Median, min and max are over the runs of all rounds; %%read is each\n"
            "kernel's GB/s on its own bytes (matrix + x + y) as %% of the median read\n"
-           "bandwidth.\n"
+           "bandwidth. With several rounds each kernel's round is followed by reads of\n"
+           "the first N bytes of that array, N its own bytes: %%same is its GB/s as %%\n"
+           "of that same-size read (a working set a few times the last-level cache\n"
+           "keeps part of itself there from product to product, which the large array\n"
+           "does not show).\n"
            "When built with Intel MKL (CMake -DPSL_WITH_MKL, scripts/install-mkl.sh),\n"
            "mkl-csr-fp64 and mkl-csr-fp32 time MKL's inspector-executor CSR SpMV\n"
            "(mkl_sparse_set_mv_hint, mkl_sparse_optimize; their time is prep_s) with\n"
@@ -470,6 +474,8 @@ double bench_backward_error(const bench_data *d, const bench_args *a, const doub
 
 /* One CPU kernel between its set-up and its result: ours (the converted
  * matrix and its vectors) or MKL's, and its timings of all rounds. */
+#define READ_PASSES 3 /* timed read-bandwidth passes per round (after one warm pass) */
+
 typedef struct cpu_kernel {
     psl_matrix *M;
     void *xv, *yv, *y0v;
@@ -479,6 +485,8 @@ typedef struct cpu_kernel {
 #endif
     double *t;
     int64_t cap;
+    double read_t[BENCH_MAX_ROUNDS * READ_PASSES]; /* same-size read passes */
+    int nread;
     int failed;
 } cpu_kernel;
 
@@ -488,6 +496,7 @@ static void result_defaults(bench_result *r)
     r->ratio_sell = -1;
     r->pct_copy = -1;
     r->pct_read = -1;
+    r->read_same_gbs = r->pct_read_same = -1;
     r->enqueue_us = -1;
     r->mkl_create_seconds = r->mkl_optimize_seconds = r->tolerance = -1;
     r->mkl_hint_calls = -1;
@@ -706,8 +715,6 @@ static void destroy_kernel(cpu_kernel *ck)
     memset(ck, 0, sizeof *ck);
 }
 
-#define READ_PASSES 3 /* timed read-bandwidth passes per round (after one warm pass) */
-
 /* One round of the read bandwidth: a warm pass, then READ_PASSES timed
  * passes into t (n of them so far); -1 when a sum came out wrong. */
 static int read_round(const bench_read_buf *b, double *t, int *n, int cap)
@@ -721,6 +728,22 @@ static int read_round(const bench_read_buf *b, double *t, int *n, int cap)
         t[(*n)++] = s;
     }
     return 0;
+}
+
+/* One round of the read bandwidth over the first `bytes` of b (all of it
+ * if shorter): the same-size ceiling of a kernel that moves that many
+ * bytes a product. A working set a few times the last-level cache still
+ * keeps part of itself there from pass to pass (how much depends on the
+ * cache's replacement), so a matrix of 2-4 x the cache is read faster than
+ * the large buffer; reading the same number of bytes again and again shows
+ * what the memory system gives at that size. */
+static int read_round_size(const bench_read_buf *b, int64_t bytes, double *t, int *n, int cap)
+{
+    bench_read_buf view = *b;
+    int64_t want = bytes / (int64_t)sizeof(double);
+    if (want < view.n)
+        view.n = want < 8 ? 8 : want;
+    return read_round(&view, t, n, cap);
 }
 
 /* A kernel's result after its rounds: a fresh product, the statistics
@@ -792,17 +815,37 @@ static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res,
                 ck[i].failed = setup_kernel(a, d, &a->kernels[i], &res[i], &ck[i]) != 0;
             if (!ck[i].failed)
                 ck[i].failed = time_round(a, &a->kernels[i], &ck[i], &res[i]) != 0;
+            if (together && buf.a && !ck[i].failed &&
+                read_round_size(&buf, res[i].traffic, ck[i].read_t, &ck[i].nread,
+                                (int)(sizeof ck[i].read_t / sizeof ck[i].read_t[0])) != 0) {
+                snprintf(host->read_error, sizeof host->read_error,
+                         "wrong sum of the read kernel");
+                bench_read_free(&buf);
+            }
             if (!together)
                 complete_kernel(a, d, i, &ck[i], &res[i]);
         }
     }
+    int64_t buf_bytes = buf.n * (int64_t)sizeof(double);
     bench_read_free(&buf);
     read_stats(read_t, nread, host);
-    for (int i = 0; together && i < a->nkernels; i++)
+    for (int i = 0; together && i < a->nkernels; i++) {
+        if (ck[i].nread > 0 && !host->read_error[0]) {
+            int64_t bytes = res[i].traffic / (int64_t)sizeof(double) * (int64_t)sizeof(double);
+            if (bytes > buf_bytes)
+                bytes = buf_bytes;
+            if (bytes < 8 * (int64_t)sizeof(double))
+                bytes = 8 * (int64_t)sizeof(double);
+            res[i].read_same_gbs = bench_gbs((double)bytes, cli_median(ck[i].read_t, ck[i].nread));
+        }
         complete_kernel(a, d, i, &ck[i], &res[i]);
+    }
     for (int i = 0; i < a->nkernels; i++)
-        if (res[i].ok)
+        if (res[i].ok) {
             res[i].pct_read = bench_pct_of(res[i].gbs, host->read_gbs);
+            if (res[i].read_same_gbs > 0)
+                res[i].pct_read_same = bench_pct_of(res[i].gbs, res[i].read_same_gbs);
+        }
     free(ck);
 }
 
@@ -880,9 +923,10 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
            o->permute == PSL_PERMUTE_EXPLICIT ? "explicit" : "implicit", a->alpha, a->beta);
     if (dev)
         printf("cuSPARSE rows: the matrix with its rows sigma-sorted (explicitly reordered)\n");
-    printf("\n%-20s %-6s %-7s %-10s %6s %12s %12s %12s %9s %9s %6s %12s %7s %10s %9s\n",
+    printf("\n%-20s %-6s %-7s %-10s %6s %12s %12s %12s %9s %9s %6s%s %12s %7s %10s %9s\n",
            "kernel", "values", "vectors", "impl", "runs", "median_us", "min_us", "max_us",
-           "GFLOPS", "GB/s", dev ? "%copy" : "%read", "bytes", "ratio", "bwd_error", "prep_s");
+           "GFLOPS", "GB/s", dev ? "%copy" : "%read", dev ? "" : "  %same", "bytes", "ratio",
+           "bwd_error", "prep_s");
     for (int i = 0; i < a->nkernels; i++) {
         const bench_kernel *k = &a->kernels[i];
         const bench_result *r = &res[i];
@@ -891,7 +935,7 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
                    psl_scalar_name(k->vec), r->error);
             continue;
         }
-        char ratio[16], pct[16];
+        char ratio[16], pct[16], same[16] = "";
         if (r->ratio_sell >= 0)
             snprintf(ratio, sizeof ratio, "%.3f", r->ratio_sell);
         else
@@ -901,10 +945,14 @@ static void print_table(const bench_args *a, const bench_data *d, const bench_re
             snprintf(pct, sizeof pct, "%.1f", p);
         else
             snprintf(pct, sizeof pct, "-");
-        printf("%-20s %-6s %-7s %-10s %6lld %12.2f %12.2f %12.2f %9.3f %9.2f %6s %12lld %7s "
+        if (!dev && r->pct_read_same >= 0)
+            snprintf(same, sizeof same, " %6.1f", r->pct_read_same);
+        else if (!dev)
+            snprintf(same, sizeof same, " %6s", "-");
+        printf("%-20s %-6s %-7s %-10s %6lld %12.2f %12.2f %12.2f %9.3f %9.2f %6s%s %12lld %7s "
                "%10.3e %9.4f\n",
                k->name, r->values, psl_scalar_name(k->vec), r->impl, (long long)r->runs,
-               r->t_median * 1e6, r->t_min * 1e6, r->t_max * 1e6, r->gflops, r->gbs, pct,
+               r->t_median * 1e6, r->t_min * 1e6, r->t_max * 1e6, r->gflops, r->gbs, pct, same,
                (long long)r->bytes, ratio, r->backward_error, r->convert_seconds);
     }
 }
@@ -1029,6 +1077,13 @@ static int write_json(const char *cmd, const bench_args *a, const bench_data *d,
                 cli_json_double(&j, "host_enqueue_us", r->enqueue_us);
             if (!dev) {
                 cli_json_int(&j, "traffic_bytes", r->traffic);
+                if (r->read_same_gbs > 0) {
+                    cli_json_double(&j, "read_bw_same_size_gbs", r->read_same_gbs);
+                    cli_json_double(&j, "pct_read_bw_same_size", r->pct_read_same);
+                } else {
+                    cli_json_null(&j, "read_bw_same_size_gbs");
+                    cli_json_null(&j, "pct_read_bw_same_size");
+                }
                 if (r->pct_read >= 0)
                     cli_json_double(&j, "pct_read_bw", r->pct_read);
                 else
