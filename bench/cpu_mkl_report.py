@@ -33,6 +33,8 @@ RATIOS = [
     ("CSR-k FP64 vs MKL FP64 noopt", "csrk-fp64", "mkl-csr-noopt-fp64"),
     ("CSR-k FP32 vs MKL FP32 noopt", "csrk-fp32", "mkl-csr-noopt-fp32"),
 ]
+# (faster format, the format it is compared with): issue 17's 16-core pairs
+PAIRS = [("packsell-fp16", "sell-fp16"), ("packsell-e8m21", "sell-fp32")]
 # the kernels of the GB/s table
 GBS_KERNELS = ["csr-fp64", "csr-fp32", "csrk-fp64", "csrk-fp32", "sell-fp64", "sell-fp32",
                "sell-fp16", "packsell-fp16", "packsell-e8m21", "mkl-csr-fp64", "mkl-csr-fp32",
@@ -103,6 +105,18 @@ def main():
             nr = max(nr, len(vals))
             cells.append(fmt(statistics.median(vals)) if vals else "-")
         print(f"| {m} | {nr} | " + " | ".join(cells) + " |")
+    pairs = [(a, b) for a, b in PAIRS if a in present and b in present]
+    if pairs:
+        print("\n### speed-ups between our formats (time of the second over the first, "
+              "medians; issue 17's 16-core pairs)\n")
+        print("| matrix | run | " + " | ".join(f"{a} vs {b}" for a, b in pairs) + " |")
+        print("|---|---|" + "---|" * len(pairs))
+        for m in names:
+            for tag, d in runs[m]:
+                ks = kernels(d)
+                cells = [f"{ks[b]['median_us'] / ks[a]['median_us']:.2f}x"
+                         if a in ks and b in ks else "-" for a, b in pairs]
+                print(f"| {m} | {tag} | " + " | ".join(cells) + " |")
     print("\n### GB/s on each kernel's own bytes (% of the read bandwidth of the same run)\n")
     kn = [k for k in GBS_KERNELS if k in present]
     print("| matrix | run | read GB/s | " + " | ".join(kn) + " |")
