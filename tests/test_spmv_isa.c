@@ -8,7 +8,9 @@
  * scattered columns (dummy words), stencil-like rows whose columns run
  * consecutively across lanes (the contiguous x loads, up to the first and
  * the last column), both permutation modes, every vector
- * type, and x with subnormal, infinite and NaN entries.
+ * type, and x with subnormal, infinite and NaN entries; and the table of
+ * blocks with consecutive columns at every position (psl_cpu_slice_runs)
+ * against its definition.
  */
 #include "spmv_fixture.h"
 #include "kernels/cpu/cpu_common.h"
@@ -276,7 +278,124 @@ TEST(f16c_matches_half_h)
 #endif
 }
 
+/* The column of stored position j of row r as the SIMD kernels see it (rows
+ * in order, no dummy words): SELL's column or -1 past the row's end;
+ * PackSELL's running column, which stays at the row's last column over its
+ * padding (the slice's start column c0 for an empty row). */
+static int64_t kernel_col(const tcsr *m, psl_format f, int32_t r, int64_t j, int64_t c0)
+{
+    int64_t len = m->rp[r + 1] - m->rp[r];
+    if (j < len)
+        return m->ci[m->rp[r] + j];
+    if (f == PSL_FORMAT_SELL)
+        return -1;
+    return len ? m->ci[m->rp[r + 1] - 1] : c0;
+}
+
+/* psl_cpu_slice_runs against the definition, block by block: 1 exactly where
+ * the block's columns are c, c+1, ... (c >= 0) at every position of its
+ * slice; on stencil-like rows (mostly 1), the same with one row's last
+ * column moved by one (its block 0), scattered rows (0), and rows whose
+ * groups of 8 are consecutive but not their groups of 16; the products
+ * keep the reference's bits on every instruction set. Rows in order (sigma
+ * 0) and the FP16 codec (D = 15, no dummy words here). */
+TEST(whole_run_table_matches_columns)
+{
+    const int32_t Cs[] = {16, 32, 40};
+    const psl_format fmts[] = {PSL_FORMAT_SELL, PSL_FORMAT_PACKSELL};
+    const psl_codec fp16 = {5, 10};
+    int ones = 0, zeros = 0, checked = 0;
+    CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+    psl_isa best = psl_cpu_isa();
+    for (int variant = 0; variant < 4; variant++) {
+        tcsr m;
+        if (variant < 3) {
+            m = tcsr_random(700, 700, 27, variant == 2 ? 3 : 5, 900 + (unsigned)variant);
+        } else { /* rows of 5 columns from i, or i + 1 in every other group of 8
+                    rows: each block of 8 consecutive, no block of 16 */
+            m.nrows = 700;
+            m.ncols = 710;
+            m.rp = malloc((700 + 1) * sizeof *m.rp);
+            m.ci = malloc(700 * 5 * sizeof *m.ci);
+            m.v = malloc(700 * 5 * sizeof *m.v);
+            for (int32_t i = 0; i <= 700; i++)
+                m.rp[i] = (int64_t)i * 5;
+            for (int32_t i = 0; i < 700; i++)
+                for (int j = 0; j < 5; j++) {
+                    m.ci[i * 5 + j] = i + (i / 8) % 2 + j;
+                    m.v[i * 5 + j] = 1.0 + 0.25 * j;
+                }
+        }
+        if (variant == 1) { /* row 200: its last column moved one to the right */
+            int64_t e = m.rp[201] - 1;
+            if (m.ci[e] + 1 < m.ncols)
+                m.ci[e]++;
+        }
+        for (int fi = 0; fi < 2; fi++)
+            for (int ci = 0; ci < 3; ci++) {
+                const int32_t C = Cs[ci];
+                psl_matrix *A = fx_sliced(&m, fmts[fi], fmts[fi] == PSL_FORMAT_SELL ? PSL_FP16
+                                                                                   : PSL_FP64,
+                                          fp16, C, 0, PSL_PERMUTE_IMPLICIT);
+                CHECK(A != NULL);
+                if (!A)
+                    continue;
+                for (int vl = 8; vl <= 16; vl += 8) {
+                    const uint8_t *t = psl_cpu_slice_runs(A, vl);
+                    CHECK(t != NULL);
+                    for (int32_t k = 0; t && k < A->nslices; k++) {
+                        const int64_t row0 = (int64_t)k * C;
+                        const int64_t c0 = psl_spmv_start_col(A, row0);
+                        int64_t width = 0;
+                        for (int32_t r = (int32_t)row0; r < m.nrows && r < row0 + C; r++)
+                            if (m.rp[r + 1] - m.rp[r] > width)
+                                width = m.rp[r + 1] - m.rp[r];
+                        for (int32_t b = 0; b < C / vl; b++) {
+                            if (row0 + (int64_t)(b + 1) * vl > m.nrows)
+                                continue; /* not a whole block: never a SIMD one */
+                            int whole = 1;
+                            for (int64_t j = 0; j < width && whole; j++) {
+                                int32_t r0 = (int32_t)(row0 + b * vl);
+                                int64_t first = kernel_col(&m, fmts[fi], r0, j, c0);
+                                if (fmts[fi] == PSL_FORMAT_SELL && first < 0)
+                                    whole = 0;
+                                for (int l = 1; l < vl && whole; l++)
+                                    whole = kernel_col(&m, fmts[fi], r0 + l, j, c0) == first + l;
+                            }
+                            CHECK_MSG(t[(int64_t)k * (C / vl) + b] == whole,
+                                      "variant %d %s C=%d vl=%d slice %d block %d: table %d, "
+                                      "columns say %d", variant, fi ? "PackSELL" : "SELL",
+                                      (int)C, vl, (int)k, (int)b,
+                                      t[(int64_t)k * (C / vl) + b], whole);
+                            ones += whole;
+                            zeros += !whole;
+                            checked++;
+                        }
+                    }
+                }
+                for (int isa = 0; isa <= (int)best; isa++) {
+                    CHECK_OK(psl_option_set("PSL_CPU_ISA", isa_names[isa]));
+                    for (int vi = 1; vi < 3; vi++) { /* FP32, FP16: the kinds that use it */
+                        tvec x = tvec_random(vec_types[vi], m.ncols, 17 + (unsigned)vi);
+                        tvec y0 = tvec_random(vec_types[vi], m.nrows, 19 + (unsigned)vi);
+                        CHECK_MSG(same_as_ref(A, &x, 1.5, &y0, -0.5),
+                                  "variant %d %s C=%d %s vec %d", variant,
+                                  fi ? "PackSELL" : "SELL", (int)C, isa_names[isa], vi);
+                        tvec_free(&x);
+                        tvec_free(&y0);
+                    }
+                }
+                CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
+                psl_matrix_destroy(&A);
+            }
+        tcsr_free(&m);
+    }
+    CHECK(ones > 20 && zeros > 20);
+    printf("  %d blocks: %d consecutive at every position, %d not\n", checked, ones, zeros);
+}
+
 static const psl_test_case tests[] = {
+    {"whole_run_table_matches_columns", whole_run_table_matches_columns},
     {"f16c_matches_half_h", f16c_matches_half_h},
     {"isa_option_caps_the_choice", isa_option_caps_the_choice},
     {"simd_equals_ref_battery", simd_equals_ref_battery},

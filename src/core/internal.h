@@ -86,6 +86,12 @@ struct psl_matrix {
      * handle: its psl_format_ops.release frees it (format/format_ops.h). */
     void *payload;
 
+    /* SELL and PackSELL, CPU kernels: which SIMD blocks have consecutive
+     * columns at every position, built at the first SIMD product
+     * (kernels/cpu/slice_runs.c; NULL until then); read and published with
+     * __atomic builtins, freed with the matrix. */
+    uint8_t *cpu_runs;
+
     /* statistics filled at build time */
     int64_t stored, padding, dummies, underflows;
     int64_t sell_equiv_bytes, csr_equiv_bytes;

@@ -60,6 +60,7 @@ void psl_matrix_destroy(psl_matrix **A)
         free(M->sell_col);
         free(M->sell_val);
         free(M->words);
+        free(M->cpu_runs);
         const psl_format_ops *ops = psl_format_ops_of(M->format);
         if (M->payload && ops && ops->release)
             ops->release(M);

@@ -51,6 +51,14 @@ psl_spmv_fn psl_cpu_packsell_select_avx512(psl_codec codec, psl_scalar vec_type)
 #define PSL_CPU_VEC_ROW(prefix) {PSL_FOR_EACH_VEC_WITH(PSL_CPU_VEC_FN_, prefix)}
 #define PSL_CPU_VEC_FN_(prefix, TYPE, NAME, ...) [TYPE] = PSL_CAT3(prefix, v, NAME),
 
+/* Per SIMD block of vl (8 or 16) lanes of every slice of a SELL or PackSELL
+ * matrix, slice k's blocks from [k * (C / vl)]: 1 where the block's columns
+ * are consecutive (c, c+1, ...; no padding lane) at every position of the
+ * slice. Built at the first call and kept with the matrix (slice_runs.c);
+ * NULL for another format or vl, or without memory (the kernels then test
+ * each position). */
+const uint8_t *psl_cpu_slice_runs(const psl_matrix *A, int vl);
+
 /* Matrices with fewer entries run on one thread (fork/join costs more). */
 #define PSL_OMP_MIN_WORK 20000
 /* Most lanes of a slice summed together (scalar LANES, SIMD groups). */

@@ -14,7 +14,8 @@
  * so (FP32 and FP16 vectors) a SIMD block whose running columns are
  * consecutive loads its x in one unaligned load instead of a gather
  * (stencil rows side by side); a block not consecutive at its first word
- * stops checking for the slice.
+ * stops checking for the slice, and a block that the matrix's table
+ * (psl_cpu_slice_runs) marks consecutive at every word is not checked.
  */
 #define PSL_PACK_FN PSL_CAT4(psl_cpu_packsell_, FAMILY, _, VEC_NAME)
 
@@ -47,15 +48,18 @@ static inline void PSL_CAT(PSL_PACK_FN, _lanes)(const uint32_t *restrict w, int6
 static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64_t width,
                                                int32_t C, int nb, uint32_t c0,
                                                const psl_s_pack *pk, const void *restrict x,
-                                               psl_vi lim, ACC_T *restrict t)
+                                               psl_vi lim, const uint8_t *whole,
+                                               ACC_T *restrict t)
 {
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
     psl_vi cc[PSL_S_MAX_NB];
     bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
+    bool all[PSL_S_MAX_NB];  /* consecutive at every position: no test */
     for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
         cc[b] = psl_s_set1(c0);
         runs[b] = true;
+        all[b] = whole && whole[b];
     }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
@@ -63,7 +67,8 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
             psl_vm f = psl_s_flag(wd);
             cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
             PSL_CAT3(psl_s_, VEC_NAME, _acc) xv;
-            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) && runs[b] && psl_s_consecutive(cc[b])) {
+            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) &&
+                (all[b] || (runs[b] && psl_s_consecutive(cc[b])))) {
                 xv = PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, psl_s_lane0(cc[b]));
             } else {
                 runs[b] = runs[b] && j > 0; /* not at the first word: gathers only */
@@ -81,7 +86,7 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
 /* All lanes of slice k. */
 static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
                                                 const void *x, void *y, ACC_T a, ACC_T b,
-                                                bool use_beta)
+                                                bool use_beta, const uint8_t *runs)
 {
     const int32_t C = A->C;
     const int D = A->delta_bits, e = A->codec.exp_bits;
@@ -99,16 +104,21 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
         const psl_vi lim = psl_s_set1((uint32_t)A->ncols - 2);
         const psl_s_pack pk = psl_s_pack_init(D, e);
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
+        const uint8_t *whole = runs ? runs + (int64_t)k * (C / PSL_VL) : NULL;
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
-            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim, t);
+            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, nb, c0, &pk, x, lim,
+                                        whole ? whole + l0 / PSL_VL : NULL, t);
             PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
                                           true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
-            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim, t);
+            PSL_CAT(PSL_PACK_FN, _simd)(w + l0, width, C, 1, c0, &pk, x, lim,
+                                        whole ? whole + l0 / PSL_VL : NULL, t);
             PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
         }
     }
+#else
+    (void)runs;
 #endif
     for (; l0 < lanes; l0 += LANES) {
         int nl = lanes - l0 < LANES ? lanes - l0 : LANES;

@@ -47,13 +47,16 @@ static inline void PSL_CAT(PSL_SELL_FN, _lanes)(const int32_t *restrict col,
 static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
                                                const VAL_T *restrict val, int64_t width,
                                                int32_t C, int nb, const void *restrict x,
-                                               psl_vi lim, ACC_T *restrict t)
+                                               psl_vi lim, const uint8_t *whole,
+                                               ACC_T *restrict t)
 {
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
     bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
+    bool all[PSL_S_MAX_NB];  /* consecutive at every position: no test */
     for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
         runs[b] = true;
+        all[b] = whole && whole[b];
     }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
@@ -61,8 +64,9 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
             psl_vi c = psl_s_load_i32(col + off);
             const int32_t c0 = psl_s_lane0(c);
             PSL_CAT3(psl_s_, VEC_NAME, _acc) v = PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off);
-            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) && runs[b] && c0 >= 0 &&
-                psl_s_consecutive(c)) { /* no padding, x in one load */
+            if (PSL_CAT3(psl_s_, VEC_NAME, _runs) &&
+                (all[b] || (runs[b] && c0 >= 0 && psl_s_consecutive(c)))) {
+                /* no padding, x in one load */
                 acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _add)(acc[b], v,
                                                           PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, c0));
             } else {
@@ -81,7 +85,7 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
 /* All lanes of slice k. */
 static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
                                                 const void *x, void *y, ACC_T a, ACC_T b,
-                                                bool use_beta)
+                                                bool use_beta, const uint8_t *runs)
 {
     const int32_t C = A->C;
     const int64_t base = A->slice_ptr[k];
@@ -96,16 +100,21 @@ static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
     if (A->ncols >= 2) {
         const psl_vi lim = psl_s_set1((uint32_t)A->ncols - 2);
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
+        const uint8_t *whole = runs ? runs + (int64_t)k * (C / PSL_VL) : NULL;
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
-            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, nb, x, lim, t);
+            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, nb, x, lim,
+                                        whole ? whole + l0 / PSL_VL : NULL, t);
             PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, nb * PSL_VL, t, y, a, b, use_beta,
                                           true);
         }
         for (; l0 + PSL_VL <= lanes; l0 += PSL_VL) {
-            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, 1, x, lim, t);
+            PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, 1, x, lim,
+                                        whole ? whole + l0 / PSL_VL : NULL, t);
             PSL_CAT(psl_cpu_finish_, VEC_NAME)(A, row0 + l0, PSL_VL, t, y, a, b, use_beta, true);
         }
     }
+#else
+    (void)runs;
 #endif
     for (; l0 < lanes; l0 += LANES) {
         int nl = lanes - l0 < LANES ? lanes - l0 : LANES;
