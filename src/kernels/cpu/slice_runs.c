@@ -4,9 +4,9 @@
  * side). Built once per matrix, at its first SIMD product on the CPU, and kept
  * with it (psl_matrix.cpu_runs, freed by psl_matrix_destroy): the sliced
  * kernels then load x of such a block in one unaligned load without testing
- * its columns word by word (87.5% of hpcg's blocks of 16; 2-13% less time
- * for the FP16 and E8M21 kernels on the 16-core Xeon, bench/NOTES.md, CPU
- * kernels). The table costs C/16 + C/8 bytes a slice.
+ * its columns word by word (87.5% of hpcg's blocks of 16; the FP16 and
+ * E8M21 kernels 1.04-1.22x faster on the 16-core Xeon, bench/NOTES.md, CPU
+ * against MKL). The table costs C/16 + C/8 bytes a slice.
  */
 #include "cpu_common.h"
 
