@@ -294,7 +294,8 @@ static int64_t kernel_col(const tcsr *m, psl_format f, int32_t r, int64_t j, int
 
 /* psl_cpu_slice_runs against the definition, block by block: 1 exactly where
  * the block's columns are c, c+1, ... (c >= 0) at every position of its
- * slice; on stencil-like rows (mostly 1), the same with one row's last
+ * slice, else (blocks of 16) 2 where they lie in the 32 columns from lane
+ * 0's, inside x, at every position; on stencil-like rows (mostly 1), the same with one row's last
  * column moved by one (its block 0), scattered rows (0), and rows whose
  * groups of 8 are consecutive but not their groups of 16; the products
  * keep the reference's bits on every instruction set. Rows in order (sigma
@@ -304,7 +305,7 @@ TEST(whole_run_table_matches_columns)
     const int32_t Cs[] = {16, 32, 40};
     const psl_format fmts[] = {PSL_FORMAT_SELL, PSL_FORMAT_PACKSELL};
     const psl_codec fp16 = {5, 10};
-    int ones = 0, zeros = 0, checked = 0;
+    int ones = 0, zeros = 0, windows = 0, checked = 0;
     CHECK_OK(psl_option_set("PSL_CPU_ISA", NULL));
     psl_isa best = psl_cpu_isa();
     for (int variant = 0; variant < 4; variant++) {
@@ -353,22 +354,35 @@ TEST(whole_run_table_matches_columns)
                         for (int32_t b = 0; b < C / vl; b++) {
                             if (row0 + (int64_t)(b + 1) * vl > m.nrows)
                                 continue; /* not a whole block: never a SIMD one */
-                            int whole = 1;
-                            for (int64_t j = 0; j < width && whole; j++) {
+                            /* 1: consecutive at every position; 2 (blocks of 16):
+                             * else within the 32 columns from lane 0's, inside x,
+                             * SELL padding aside */
+                            int whole = 1, win = vl == 16;
+                            for (int64_t j = 0; j < width; j++) {
                                 int32_t r0 = (int32_t)(row0 + b * vl);
                                 int64_t first = kernel_col(&m, fmts[fi], r0, j, c0);
-                                if (fmts[fi] == PSL_FORMAT_SELL && first < 0)
-                                    whole = 0;
-                                for (int l = 1; l < vl && whole; l++)
-                                    whole = kernel_col(&m, fmts[fi], r0 + l, j, c0) == first + l;
+                                if (first < 0)
+                                    whole = win = 0;
+                                if (first + 31 >= m.ncols)
+                                    win = 0;
+                                for (int l = 1; l < vl; l++) {
+                                    int64_t cl = kernel_col(&m, fmts[fi], r0 + l, j, c0);
+                                    whole = whole && cl == first + l;
+                                    if (!(fmts[fi] == PSL_FORMAT_SELL && cl < 0) &&
+                                        (cl < first || cl - first >= 32))
+                                        win = 0;
+                                }
                             }
+                            if (!whole && win)
+                                whole = 2;
                             CHECK_MSG(t[(int64_t)k * (C / vl) + b] == whole,
                                       "variant %d %s C=%d vl=%d slice %d block %d: table %d, "
                                       "columns say %d", variant, fi ? "PackSELL" : "SELL",
                                       (int)C, vl, (int)k, (int)b,
                                       t[(int64_t)k * (C / vl) + b], whole);
-                            ones += whole;
-                            zeros += !whole;
+                            ones += whole == 1;
+                            zeros += whole == 0;
+                            windows += whole == 2;
                             checked++;
                         }
                     }
@@ -390,8 +404,9 @@ TEST(whole_run_table_matches_columns)
             }
         tcsr_free(&m);
     }
-    CHECK(ones > 20 && zeros > 20);
-    printf("  %d blocks: %d consecutive at every position, %d not\n", checked, ones, zeros);
+    CHECK(ones > 20 && zeros > 20 && windows > 10);
+    printf("  %d blocks: %d consecutive at every position, %d in a window, %d neither\n",
+           checked, ones, windows, zeros);
 }
 
 static const psl_test_case tests[] = {

@@ -54,12 +54,13 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
     psl_vi cc[PSL_S_MAX_NB];
     bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
-    bool all[PSL_S_MAX_NB];  /* consecutive at every position: no test */
+    uint8_t all[PSL_S_MAX_NB]; /* the table: 1 consecutive, 2 in a window, at
+                                  every position (no test); 0 test */
     for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
         cc[b] = psl_s_set1(c0);
         runs[b] = true;
-        all[b] = whole && whole[b];
+        all[b] = whole ? whole[b] : 0;
     }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
@@ -68,8 +69,10 @@ static inline void PSL_CAT(PSL_PACK_FN, _simd)(const uint32_t *restrict w, int64
             cc[b] = psl_s_add(cc[b], psl_s_delta(wd, f, pk->dmask));
             PSL_CAT3(psl_s_, VEC_NAME, _acc) xv;
             if (PSL_CAT3(psl_s_, VEC_NAME, _runs) &&
-                (all[b] || (runs[b] && psl_s_consecutive(cc[b])))) {
+                (all[b] == 1 || (!all[b] && runs[b] && psl_s_consecutive(cc[b])))) {
                 xv = PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, psl_s_lane0(cc[b]));
+            } else if (all[b] == 2) {
+                xv = PSL_CAT3(psl_s_, VEC_NAME, _xwin)(x, cc[b], f, lim);
             } else {
                 runs[b] = runs[b] && j > 0; /* not at the first word: gathers only */
                 xv = PSL_CAT3(psl_s_, VEC_NAME, _x)(x, cc[b], f, lim);

@@ -52,11 +52,12 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
 {
     PSL_CAT3(psl_s_, VEC_NAME, _acc) acc[PSL_S_MAX_NB];
     bool runs[PSL_S_MAX_NB]; /* still looking for consecutive columns */
-    bool all[PSL_S_MAX_NB];  /* consecutive at every position: no test */
+    uint8_t all[PSL_S_MAX_NB]; /* the table: 1 consecutive, 2 in a window, at
+                                  every position (no test); 0 test */
     for (int b = 0; b < nb; b++) {
         acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _zero)();
         runs[b] = true;
-        all[b] = whole && whole[b];
+        all[b] = whole ? whole[b] : 0;
     }
     for (int64_t j = 0; j < width; j++) {
         for (int b = 0; b < nb; b++) {
@@ -65,10 +66,14 @@ static inline void PSL_CAT(PSL_SELL_FN, _simd)(const int32_t *restrict col,
             const int32_t c0 = psl_s_lane0(c);
             PSL_CAT3(psl_s_, VEC_NAME, _acc) v = PSL_CAT4(psl_s_, VAL_NAME, _, ACC_SFX)(val + off);
             if (PSL_CAT3(psl_s_, VEC_NAME, _runs) &&
-                (all[b] || (runs[b] && c0 >= 0 && psl_s_consecutive(c)))) {
+                (all[b] == 1 || (!all[b] && runs[b] && c0 >= 0 && psl_s_consecutive(c)))) {
                 /* no padding, x in one load */
                 acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _add)(acc[b], v,
                                                           PSL_CAT3(psl_s_, VEC_NAME, _xrun)(x, c0));
+            } else if (all[b] == 2) {
+                psl_vm m = psl_s_nonneg(c);
+                acc[b] = PSL_CAT3(psl_s_, VEC_NAME, _madd)(
+                    acc[b], m, v, PSL_CAT3(psl_s_, VEC_NAME, _xwin)(x, c, m, lim));
             } else {
                 runs[b] = runs[b] && j > 0; /* not at the first position: gathers only */
                 psl_vm m = psl_s_nonneg(c);

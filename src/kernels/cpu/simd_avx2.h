@@ -132,6 +132,18 @@ static inline psl_vf psl_s_gather_h(const void *x, psl_vi c, psl_vm m, psl_vi li
     return _mm256_cvtph_ps(_mm256_castsi256_si128(h));
 }
 
+/* The window loads of simd_avx512.h: the table has no window blocks of 8
+ * lanes (psl_cpu_slice_runs), so these only gather, should one come. */
+static inline psl_vf psl_s_window_f(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    return psl_s_gather_f(x, c, m);
+}
+static inline psl_vf psl_s_window_h(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    return psl_s_gather_h(x, c, m, lim);
+}
+
 /* Consecutive columns: whether c holds c[0], c[0]+1, ..., c[0]+7 (then x
  * of the block is one unaligned load from x + c[0], no gather). */
 static inline int32_t psl_s_lane0(psl_vi c) { return _mm256_cvtsi256_si32(c); }

@@ -106,6 +106,29 @@ static inline psl_vf psl_s_gather_h(const void *x, psl_vi c, psl_vm m, psl_vi li
     return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srlv_epi32(g, sh)));
 }
 
+/* x[c] of the lanes in m (others 0) for columns that the matrix's table
+ * (psl_cpu_slice_runs, value 2) puts in the 32 columns from lane 0's, all
+ * inside x: two unaligned loads and a permute instead of a gather (lim,
+ * for the gathering fallback of simd_avx2.h, is not needed). */
+static inline psl_vf psl_s_window_f(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    const int32_t base = _mm512_cvtsi512_si32(c);
+    const psl_vi idx = _mm512_sub_epi32(c, _mm512_set1_epi32(base));
+    const float *p = (const float *)x + base;
+    return _mm512_maskz_permutex2var_ps(m, _mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+}
+static inline psl_vf psl_s_window_h(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    const int32_t base = _mm512_cvtsi512_si32(c);
+    const psl_vi idx = _mm512_sub_epi32(c, _mm512_set1_epi32(base));
+    const __m512i w = _mm512_loadu_si512((const uint16_t *)x + base);
+    const __m512i sel = _mm512_maskz_permutexvar_epi16(
+        (__mmask32)m, _mm512_castsi256_si512(_mm512_cvtepi32_epi16(idx)), w);
+    return _mm512_cvtph_ps(_mm512_castsi512_si256(sel));
+}
+
 /* Consecutive columns: whether c holds c[0], c[0]+1, ..., c[0]+15 (then x
  * of the block is one unaligned load from x + c[0], no gather). */
 static inline int32_t psl_s_lane0(psl_vi c) { return _mm512_cvtsi512_si32(c); }

@@ -47,6 +47,21 @@ static inline psl_vf psl_s_v16_x(const void *x, psl_vi c, psl_vm m, psl_vi lim)
  * fastest runs by CPU time); for FP32 and FP16 vectors, whose 16-lane
  * gathers cost twice as much, the loads win (SELL FP32 2.5x). */
 enum { psl_s_v64_runs = 0, psl_s_v32_runs = 1, psl_s_v16_runs = 1 };
+/* x of a block whose columns lie in the 32 from lane 0's at this position
+ * (table value 2; FP32 and FP16 vectors: psl_s_<kind>_runs). */
+static inline psl_vd2 psl_s_v64_xwin(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    (void)lim;
+    return psl_s_gather_d(x, c, m);
+}
+static inline psl_vf psl_s_v32_xwin(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    return psl_s_window_f(x, c, m, lim);
+}
+static inline psl_vf psl_s_v16_xwin(const void *x, psl_vi c, psl_vm m, psl_vi lim)
+{
+    return psl_s_window_h(x, c, m, lim);
+}
 static inline psl_vd2 psl_s_v64_xrun(const void *x, int32_t c0) { return psl_s_xrun_d(x, c0); }
 static inline psl_vf psl_s_v32_xrun(const void *x, int32_t c0) { return psl_s_xrun_f(x, c0); }
 static inline psl_vf psl_s_v16_xrun(const void *x, int32_t c0) { return psl_s_xrun_h(x, c0); }

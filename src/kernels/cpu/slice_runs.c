@@ -26,10 +26,25 @@ static bool consecutive(const uint32_t *c, int m, bool sell)
     return true;
 }
 
+/* Whether the 16 columns c lie in the 32 from c[0] (c[0] >= 0), that window
+ * inside x (c[0] + 31 < ncols); SELL padding lanes (< 0) aside, which the
+ * kernels mask. */
+static bool in_window(const uint32_t *c, bool sell, int32_t ncols)
+{
+    if ((int32_t)c[0] < 0 || (int64_t)c[0] + 31 >= ncols)
+        return false;
+    for (int l = 1; l < 16; l++)
+        if (!(sell && (int32_t)c[l] < 0) && c[l] - c[0] >= 32u)
+            return false;
+    return true;
+}
+
 /* The n (8 or 16) lanes from l0 of slice k: *whole16 (n == 16) = consecutive
- * at every position as one block of 16; half8[h] = the same for its h-th
- * block of 8. PackSELL columns are the kernels' running columns: the slice's
- * start column plus every delta so far (dummy and padding words included). */
+ * at every position as one block of 16 (1), else in the window of lane 0's
+ * at every position (2, in_window), else 0; half8[h] = consecutive at every
+ * position for its h-th block of 8 (1 or 0). PackSELL columns are the
+ * kernels' running columns: the slice's start column plus every delta so far
+ * (dummy and padding words included). */
 static void group_runs(const psl_matrix *A, int32_t k, int32_t l0, int n, uint8_t *whole16,
                        uint8_t *half8)
 {
@@ -37,14 +52,14 @@ static void group_runs(const psl_matrix *A, int32_t k, int32_t l0, int n, uint8_
     const bool sell = A->format == PSL_FORMAT_SELL;
     const int64_t base = A->slice_ptr[k], width = (A->slice_ptr[k + 1] - base) / C;
     uint32_t cc[16] = {0};
-    bool half[2] = {true, true}, all = n == 16;
+    bool half[2] = {true, true}, all = n == 16, win = n == 16;
     const int nh = n / 8;
     if (!sell) {
         uint32_t c0 = (uint32_t)psl_spmv_start_col(A, (int64_t)k * C);
         for (int l = 0; l < n; l++)
             cc[l] = c0;
     }
-    for (int64_t j = 0; j < width && (all || half[0] || (nh > 1 && half[1])); j++) {
+    for (int64_t j = 0; j < width && (all || win || half[0] || (nh > 1 && half[1])); j++) {
         const int64_t off = base + j * C + l0;
         for (int l = 0; l < n; l++)
             cc[l] = sell ? (uint32_t)A->sell_col[off + l]
@@ -52,9 +67,10 @@ static void group_runs(const psl_matrix *A, int32_t k, int32_t l0, int n, uint8_
         for (int h = 0; h < nh; h++)
             half[h] = half[h] && consecutive(cc + 8 * h, 8, sell);
         all = all && half[0] && half[1] && cc[8] == cc[0] + 8u;
+        win = win && in_window(cc, sell, A->ncols);
     }
     if (whole16)
-        *whole16 = all;
+        *whole16 = all ? 1 : win ? 2 : 0;
     for (int h = 0; h < nh; h++)
         half8[h] = half[h];
 }
