@@ -66,6 +66,16 @@ def fmt(v, spec="%.2f"):
     return "-" if v is None else spec % v
 
 
+def run_rows(names, runs, columns, cells):
+    """A markdown table with a row per matrix and run: cells(kernels by name, run) gives the
+    row's cells under columns."""
+    print("| matrix | run | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
+    for m in names:
+        for tag, d in runs[m]:
+            print(f"| {m} | {tag} | " + " | ".join(cells(kernels(d), d)) + " |")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -109,38 +119,24 @@ def main():
     if pairs:
         print("\n### speed-ups between our formats (time of the second over the first, "
               "medians; issue 17's 16-core pairs)\n")
-        print("| matrix | run | " + " | ".join(f"{a} vs {b}" for a, b in pairs) + " |")
-        print("|---|---|" + "---|" * len(pairs))
-        for m in names:
-            for tag, d in runs[m]:
-                ks = kernels(d)
-                cells = [f"{ks[b]['median_us'] / ks[a]['median_us']:.2f}x"
-                         if a in ks and b in ks else "-" for a, b in pairs]
-                print(f"| {m} | {tag} | " + " | ".join(cells) + " |")
+        run_rows(names, runs, [f"{a} vs {b}" for a, b in pairs],
+                 lambda ks, d: [f"{ks[b]['median_us'] / ks[a]['median_us']:.2f}x"
+                                if a in ks and b in ks else "-" for a, b in pairs])
     print("\n### GB/s on each kernel's own bytes (% of the read bandwidth of the same run)\n")
     kn = [k for k in GBS_KERNELS if k in present]
-    print("| matrix | run | read GB/s | " + " | ".join(kn) + " |")
-    print("|---|---|---|" + "---|" * len(kn))
-    for m in names:
-        for tag, d in runs[m]:
-            ks = kernels(d)
-            cells = [f"{ks[k]['gbs']:.1f} ({ks[k]['pct_read_bw']:.0f}%)"
-                     if k in ks and ks[k].get("pct_read_bw") is not None else "-" for k in kn]
-            print(f"| {m} | {tag} | {d.get('read_bw_gbs') or 0:.1f} | " + " | ".join(cells) + " |")
+    run_rows(names, runs, ["read GB/s"] + kn,
+             lambda ks, d: [f"{d.get('read_bw_gbs') or 0:.1f}"] +
+             [f"{ks[k]['gbs']:.1f} ({ks[k]['pct_read_bw']:.0f}%)"
+              if k in ks and ks[k].get("pct_read_bw") is not None else "-" for k in kn])
     if any(k.get("pct_read_bw_same_size") is not None
            for m in names for _, d in runs[m] for k in kernels(d).values()):
         print("\n### % of the same-size read (the first N bytes of the read array read "
               "again and again, N the kernel's own bytes)\n")
-        print("| matrix | run | " + " | ".join(kn) + " |")
-        print("|---|---|" + "---|" * len(kn))
-        for m in names:
-            for tag, d in runs[m]:
-                ks = kernels(d)
-                cells = [f"{ks[k]['pct_read_bw_same_size']:.0f}% of "
-                         f"{ks[k]['read_bw_same_size_gbs']:.0f}"
-                         if k in ks and ks[k].get("pct_read_bw_same_size") is not None else "-"
-                         for k in kn]
-                print(f"| {m} | {tag} | " + " | ".join(cells) + " |")
+        run_rows(names, runs, kn,
+                 lambda ks, d: [f"{ks[k]['pct_read_bw_same_size']:.0f}% of "
+                                f"{ks[k]['read_bw_same_size_gbs']:.0f}"
+                                if k in ks and ks[k].get("pct_read_bw_same_size") is not None
+                                else "-" for k in kn])
     opt = [(m, tag, k["kernel"], k["mkl_optimize_bytes"] / k["bytes"])
            for m in names for tag, d in runs[m] for k in kernels(d).values()
            if k.get("mkl_optimize") and (k.get("mkl_optimize_bytes") or 0) > 0 and k["bytes"]]
