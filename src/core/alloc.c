@@ -113,8 +113,8 @@ void *psl_calloc(size_t nmemb, size_t size)
         return NULL;
     size_t bytes = nmemb * size;
     size_t hp = huge_page_bytes();
-    if (!hp || bytes < 2 * hp)
-        return calloc(nmemb ? nmemb : 1, size ? size : 1);
+    if (!hp || bytes < 2 * hp || !psl_opt_get_or(PSL_OPT_HUGEPAGES, 0))
+        return calloc(nmemb ? nmemb : 1, size ? size : 1); /* lazily zeroed pages */
     void *p = block_alloc(bytes);
     if (p)
         memset(p, 0, bytes);
