@@ -51,11 +51,8 @@ fi
 cat "$RES/host.txt"
 
 log "build (Release, CUDA sm_90, MPI)"
-if ! cmake -S . -B build-dist -G Ninja -DCMAKE_BUILD_TYPE=Release -DPSL_ENABLE_CUDA=ON \
-     -DCMAKE_CUDA_ARCHITECTURES=90 -DPSL_WITH_MPI=ON >"$RES/build.txt" 2>&1 ||
-   ! cmake --build build-dist -j "$(nproc)" --target packsell dist_pcg_bench \
-       $(ninja -C build-dist -t targets all 2>/dev/null | grep -oE '^(test_dist_gpu[a-z_]*|dist_gpu_bench):' | tr -d : | sort -u) \
-       >>"$RES/build.txt" 2>&1; then
+. bench/dist_build.sh
+if ! dist_build "$RES/build.txt"; then
   log "build failed:"; tail -30 "$RES/build.txt"; exit 1
 fi
 log "built"
