@@ -10,3 +10,15 @@ dist_build() {
       $(ninja -C build-dist -t targets all 2>/dev/null |
         grep -oE '^(test_dist_gpu[a-z_]*|dist_gpu_bench):' | tr -d : | sort -u) >>"$1" 2>&1
 }
+
+# The build as a step of such a script: uses its log function and RES folder,
+# and ends the script with the log's tail when the build fails.
+dist_build_step() {
+  log "build (Release, CUDA sm_90, MPI)"
+  if ! dist_build "$RES/build.txt"; then
+    log "build failed:"
+    tail -30 "$RES/build.txt"
+    exit 1
+  fi
+  log "built"
+}

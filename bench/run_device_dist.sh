@@ -42,12 +42,8 @@ cap() { local l=$(( DEADLINE - ($(date +%s) - T0) )); [ "$l" -lt "$1" ] && echo 
   ompi_info --parsable --all 2>/dev/null | grep -m1 "mpi_built_with_cuda_support:value" || true
 } >"$RES/host.txt" 2>&1
 cat "$RES/host.txt"
-log "build (Release, CUDA sm_90, MPI)"
 . bench/dist_build.sh
-if ! dist_build "$RES/build.txt"; then
-  log "build failed:"; tail -30 "$RES/build.txt"; exit 1
-fi
-log "built"
+dist_build_step
 if [ -n "${F3R_PART:-}" ]; then
   log "F3R part $F3R_PART in ${F3R_SECONDS:-200} s"
   F3R_BIN=build-dist/packsell F3R_DEADLINE=${F3R_SECONDS:-200} F3R_REPEAT=${F3R_REPEAT:-2} OUT=$OUT \

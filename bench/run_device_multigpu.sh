@@ -50,12 +50,8 @@ fi
 } >"$RES/host.txt" 2>&1
 cat "$RES/host.txt"
 
-log "build (Release, CUDA sm_90, MPI)"
 . bench/dist_build.sh
-if ! dist_build "$RES/build.txt"; then
-  log "build failed:"; tail -30 "$RES/build.txt"; exit 1
-fi
-log "built"
+dist_build_step
 
 MPIRUN="mpirun --oversubscribe --bind-to none"
 # the generators' 3D process grid for g ranks (psl_dist_process_grid: the
