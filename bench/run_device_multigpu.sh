@@ -6,9 +6,10 @@
 # equal), then time, for each G,
 #   weak scaling: HPCG_7_7_7 rows per GPU (a 128^3 box a rank, 3D process grid);
 #   strong scaling: HPCG_8_8_8 (256^3 split over the grid) and HPGMP_8_8_8;
-#   SpMV per format (PackSELL FP16, E8M21 via the CLI, SELL FP64) and transport
-#     (host-staged MPI, NCCL), split into pack, local SpMV, halo wait, remote
-#     SpMV, with the ghosts per rank (bench/dist_gpu_bench);
+#   SpMV per format and transport (host-staged MPI, NCCL), split into pack,
+#     local SpMV, halo wait, remote SpMV, with the ghosts per rank
+#     (bench/dist_gpu_bench: PackSELL FP16, SELL FP64), and PackSELL FP16,
+#     E8M21 and SELL FP64 through `mpirun packsell bench`;
 #   PCG + Jacobi per iteration with the allreduces (bench/dist_pcg_bench);
 #   IO-CG (HPCG_8_8_8) and F3R (HPGMP_8_8_8) to 1e-9 (mpirun packsell solve).
 # On a machine with one GPU it runs G = 1 and, for the plumbing, 2 ranks on
@@ -91,6 +92,19 @@ for g in $G_LIST; do
       --device cuda --box $box --repeat "$REPEAT" 2>"$RES/pcg_${scale}_g$g.err" |
       grep '^{' | sed "s/^{/{\"scale\": \"$scale\", \"G\": $g, /" >>"$RES/pcg.jsonl"
     log "  exit ${PIPESTATUS[0]}"
+  done
+  # SpMV of the three formats through the command (E8M21 has no dist_gpu_bench
+  # case): weak, HPCG with G times HPCG_7_7_7's rows; strong, HPCG_8_8_8
+  for scale in weak strong; do
+    case "$scale:$g" in
+      weak:1) spec=gen:hpcg:7:7:7 ;; weak:2) spec=gen:hpcg:7:7:8 ;; weak:4) spec=gen:hpcg:7:8:8 ;;
+      *) spec=gen:hpcg:8:8:8 ;;
+    esac
+    log "G $g: packsell bench $spec ($scale)"
+    timeout "$(cap 120)" $MPIRUN -np "$g" -x OMP_NUM_THREADS="$t" build-dist/packsell bench "$spec" \
+      --device cuda --kernels packsell-fp16,packsell-e8m21,sell-fp64 --reps 50 \
+      --json "$RES/cli_bench_${scale}_g$g.json" >"$RES/cli_bench_${scale}_g$g.txt" 2>&1
+    log "  exit $?"
   done
   # the solvers to 1e-9 through the command (strong scaling: one global matrix)
   for run in "iocg gen:hpcg:8:8:8 --method iocg --inner-values e8m21" \
