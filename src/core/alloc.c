@@ -74,15 +74,22 @@ static size_t huge_page_bytes(void)
     return (size_t)v;
 }
 
-/* bytes (> 0) from malloc, or aligned to the huge page size and advised for
- * huge pages when it is at least two of them and the option allows (an
- * invalid PSL_HUGEPAGES counts as 0 here: an allocation has no error to
- * give it; psl_option_get and the tool's option check report it). */
-static void *block_alloc(size_t bytes)
+/* The huge page size when a block of `bytes` goes on huge pages (at least
+ * two of them, the OS offers them and the option allows; an invalid
+ * PSL_HUGEPAGES counts as 0 here: an allocation has no error to give it,
+ * psl_option_get and the tool's option check report it), else 0. */
+static size_t huge_for(size_t bytes)
 {
     size_t hp = huge_page_bytes();
-    if (hp && bytes >= 2 * hp && psl_opt_get_or(PSL_OPT_HUGEPAGES, 0)) {
+    return hp && bytes >= 2 * hp && psl_opt_get_or(PSL_OPT_HUGEPAGES, 0) ? hp : 0;
+}
+
+/* bytes (> 0) from malloc (hp 0), or aligned to hp = huge_for(bytes) and
+ * advised for huge pages. */
+static void *block_alloc(size_t bytes, size_t hp)
+{
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (hp) {
         void *p = NULL;
         if (posix_memalign(&p, hp, bytes) != 0)
             return NULL;
@@ -90,8 +97,10 @@ static void *block_alloc(size_t bytes)
          * leaves small pages, which is still correct memory. */
         (void)madvise(p, bytes / hp * hp, MADV_HUGEPAGE);
         return p;
-#endif
     }
+#else
+    (void)hp; /* huge_page_bytes() is 0 here */
+#endif
     return malloc(bytes);
 }
 
@@ -102,7 +111,9 @@ void *psl_malloc(size_t nmemb, size_t size)
     if (injected_failure())
         return NULL;
     size_t bytes = nmemb * size;
-    return block_alloc(bytes ? bytes : 1);
+    if (bytes == 0)
+        bytes = 1;
+    return block_alloc(bytes, huge_for(bytes));
 }
 
 void *psl_calloc(size_t nmemb, size_t size)
@@ -111,11 +122,10 @@ void *psl_calloc(size_t nmemb, size_t size)
         return NULL;
     if (injected_failure())
         return NULL;
-    size_t bytes = nmemb * size;
-    size_t hp = huge_page_bytes();
-    if (!hp || bytes < 2 * hp || !psl_opt_get_or(PSL_OPT_HUGEPAGES, 0))
+    size_t bytes = nmemb * size, hp = huge_for(bytes);
+    if (!hp)
         return calloc(nmemb ? nmemb : 1, size ? size : 1); /* lazily zeroed pages */
-    void *p = block_alloc(bytes);
+    void *p = block_alloc(bytes, hp);
     if (p)
         memset(p, 0, bytes);
     return p;
@@ -125,7 +135,7 @@ void *psl_host_alloc(size_t bytes)
 {
     if (bytes == 0 || injected_failure())
         return NULL;
-    return block_alloc(bytes);
+    return block_alloc(bytes, huge_for(bytes));
 }
 
 void psl_host_free(void *ptr) { free(ptr); }
