@@ -488,6 +488,7 @@ typedef struct cpu_kernel {
     int64_t cap;
     double read_t[BENCH_MAX_ROUNDS * READ_PASSES]; /* same-size read passes */
     int nread;
+    int64_t read_bytes; /* bytes of each same-size pass */
     int failed;
 } cpu_kernel;
 
@@ -742,13 +743,15 @@ static int read_round(const bench_read_buf *b, int warm, double *t, int *n, int 
  * first passes (2-core AMD host, 56 MB against a 32 MB L3: 34 GB/s in the
  * first two passes, 47-53 from the fourth on), hence READ_SAME_WARM
  * untimed passes, as the kernel's own warm-up and runs before it. */
-static int read_round_size(const bench_read_buf *b, int64_t bytes, double *t, int *n, int cap)
+static int read_round_size(const bench_read_buf *b, int64_t bytes, cpu_kernel *ck)
 {
     bench_read_buf view = *b;
     int64_t want = bytes / (int64_t)sizeof(double);
     if (want < view.n)
         view.n = want < 8 ? 8 : want;
-    return read_round(&view, READ_SAME_WARM, t, n, cap);
+    ck->read_bytes = view.n * (int64_t)sizeof(double);
+    return read_round(&view, READ_SAME_WARM, ck->read_t, &ck->nread,
+                      (int)(sizeof ck->read_t / sizeof ck->read_t[0]));
 }
 
 /* A kernel's result after its rounds: a fresh product, the statistics
@@ -821,8 +824,7 @@ static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res,
             if (!ck[i].failed)
                 ck[i].failed = time_round(a, &a->kernels[i], &ck[i], &res[i]) != 0;
             if (together && buf.a && !ck[i].failed &&
-                read_round_size(&buf, res[i].traffic, ck[i].read_t, &ck[i].nread,
-                                (int)(sizeof ck[i].read_t / sizeof ck[i].read_t[0])) != 0) {
+                read_round_size(&buf, res[i].traffic, &ck[i]) != 0) {
                 snprintf(host->read_error, sizeof host->read_error,
                          "wrong sum of the read kernel");
                 bench_read_free(&buf);
@@ -831,18 +833,12 @@ static void run_cpu(const bench_args *a, const bench_data *d, bench_result *res,
                 complete_kernel(a, d, i, &ck[i], &res[i]);
         }
     }
-    int64_t buf_bytes = buf.n * (int64_t)sizeof(double);
     bench_read_free(&buf);
     read_stats(read_t, nread, host);
     for (int i = 0; together && i < a->nkernels; i++) {
-        if (ck[i].nread > 0 && !host->read_error[0]) {
-            int64_t bytes = res[i].traffic / (int64_t)sizeof(double) * (int64_t)sizeof(double);
-            if (bytes > buf_bytes)
-                bytes = buf_bytes;
-            if (bytes < 8 * (int64_t)sizeof(double))
-                bytes = 8 * (int64_t)sizeof(double);
-            res[i].read_same_gbs = bench_gbs((double)bytes, cli_median(ck[i].read_t, ck[i].nread));
-        }
+        if (ck[i].nread > 0 && !host->read_error[0])
+            res[i].read_same_gbs =
+                bench_gbs((double)ck[i].read_bytes, cli_median(ck[i].read_t, ck[i].nread));
         complete_kernel(a, d, i, &ck[i], &res[i]);
     }
     for (int i = 0; i < a->nkernels; i++)
