@@ -134,7 +134,9 @@ static inline void PSL_CAT(PSL_PACK_FN, _slice)(const psl_matrix *A, int32_t k,
 }
 
 #define PSL_SLICED_FN PSL_PACK_FN
+#define PSL_SLICED_RUNS 1
 #include "sliced_driver_tmpl.h"
+#undef PSL_SLICED_RUNS
 #undef PSL_SLICED_FN
 
 #undef PSL_PACK_FN

@@ -105,11 +105,7 @@ static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
     if (A->ncols >= 2) {
         const psl_vi lim = psl_s_set1((uint32_t)A->ncols - 2);
         const int nb = PSL_CAT3(psl_s_, VEC_NAME, _nb);
-        /* The table pays for 16-bit values (SELL FP16 1.16-1.22x on the 16-core
-         * Xeon) but cost SELL FP32 11-16% on the 2-core AMD machine (0.99-1.08x on
-         * the Xeon): the 32- and 64-bit kernels keep their test. */
-        const uint8_t *whole =
-            runs && sizeof(VAL_T) == 2 ? runs + (int64_t)k * (C / PSL_VL) : NULL;
+        const uint8_t *whole = runs ? runs + (int64_t)k * (C / PSL_VL) : NULL;
         for (; l0 + nb * PSL_VL <= lanes; l0 += nb * PSL_VL) {
             PSL_CAT(PSL_SELL_FN, _simd)(col + l0, val + l0, width, C, nb, x, lim,
                                         whole ? whole + l0 / PSL_VL : NULL, t);
@@ -135,8 +131,14 @@ static inline void PSL_CAT(PSL_SELL_FN, _slice)(const psl_matrix *A, int32_t k,
     }
 }
 
+/* The table pays for 16-bit values (SELL FP16 1.16-1.22x on the 16-core
+ * Xeon) but cost SELL FP32 11-16% on the 2-core AMD machine (0.99-1.08x on
+ * the Xeon): the 32- and 64-bit kernels keep their test, and no table is
+ * built for them. */
 #define PSL_SLICED_FN PSL_SELL_FN
+#define PSL_SLICED_RUNS (sizeof(VAL_T) == 2)
 #include "sliced_driver_tmpl.h"
+#undef PSL_SLICED_RUNS
 #undef PSL_SLICED_FN
 
 #undef PSL_SELL_FN

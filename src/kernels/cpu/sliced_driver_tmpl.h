@@ -8,7 +8,8 @@
  * below PSL_OMP_MIN_WORK stored entries. Every row is summed by one thread
  * in stored order, so y does not depend on the threads. The SIMD variants
  * pass the slices the table of blocks with consecutive columns at every
- * position (psl_cpu_slice_runs; NULL in the portable one and for FP64
+ * position (psl_cpu_slice_runs) where the including template's
+ * PSL_SLICED_RUNS asks for it (NULL in the portable one and for FP64
  * vectors, which always gather). No include guard: once per instantiation.
  */
 static void PSL_SLICED_FN(double alpha, const psl_matrix *A, const void *x, double beta,
@@ -22,7 +23,9 @@ static void PSL_SLICED_FN(double alpha, const psl_matrix *A, const void *x, doub
     const bool use_beta = beta != 0;
     const int32_t nslices = A->nslices;
 #ifdef PSL_SIMD
-    const uint8_t *runs = PSL_CAT3(psl_s_, VEC_NAME, _runs) ? psl_cpu_slice_runs(A, PSL_VL) : NULL;
+    const uint8_t *runs = PSL_CAT3(psl_s_, VEC_NAME, _runs) && PSL_SLICED_RUNS
+                              ? psl_cpu_slice_runs(A, PSL_VL)
+                              : NULL;
 #else
     const uint8_t *runs = NULL;
 #endif
